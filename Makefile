@@ -1,0 +1,55 @@
+# Two commands for a newcomer: `make serve` shows the course, `make test` proves it works.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+HOST   ?= 127.0.0.1:8000
+
+.PHONY: serve site test assets browser lint format bench editor clean
+
+$(STAMP): pyproject.toml src/course_site/pyproject.toml requirements/constraints.txt
+	@$(PYTHON) scripts/check_python.py
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c requirements/constraints.txt -e '.[dev,plot]' -e src/course_site
+	@touch $@
+
+## assets: fetch and verify the pinned Pyodide files (cached in pyodide_assets/files/)
+assets: $(STAMP)
+	$(BIN)/python -m course_site.pyodide_assets fetch
+
+## browser: find Chromium, or install it (apt-get as root on Debian, else Playwright)
+browser: $(STAMP)
+	$(BIN)/python scripts/ensure_browser.py
+
+## serve: build and serve the site at http://$(HOST) with live reload
+serve: assets
+	$(BIN)/mkdocs serve --dev-addr $(HOST)
+
+## site: the static build into ./site
+site: assets
+	$(BIN)/mkdocs build --strict
+
+## test: everything: lint, unit tests, doctests, lesson cells in CPython and Pyodide, browser tests
+test: assets browser lint
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+## bench: the benchmarks (ratios measured side by side)
+bench: assets browser
+	$(BIN)/python benchmarks/bench_posenc.py
+	$(BIN)/python benchmarks/first_output.py
+
+## editor: rebuild the vendored CodeMirror bundle (needs Node.js and npm)
+editor:
+	cd src/course_site/editor && npm ci && node build.mjs
+
+clean:
+	rm -rf site .cache .pytest_cache

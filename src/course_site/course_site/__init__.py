@@ -1,0 +1,1 @@
+"""MkDocs plugin for the course: runnable Pyodide cells, Markdown quizzes, build-time outputs."""

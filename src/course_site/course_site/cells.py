@@ -1,0 +1,78 @@
+"""The HTML of a runnable cell: highlighted code, precomputed output, download note.
+
+Without JavaScript the cell reads as a highlighted code block followed by the
+output it produced at build time; ``assets/js/cell.js`` turns it into an editor.
+"""
+
+from __future__ import annotations
+
+import base64
+import struct
+
+from markdown import Markdown
+
+from .execute import Output
+from .fences import Cell
+from .markup import Raw, tag, void
+
+
+def render_cell(cell: Cell, index: int, outputs: list[Output], md: Markdown, download_note: str) -> str:
+    """Return the cell's HTML; ``index`` numbers the cells of a page from 1."""
+    attrs = {
+        "class": "course-cell",
+        "id": f"cell-{index}",
+        "data-cell-index": index,
+        "data-autorun": str(cell.options.autorun).lower(),
+        "data-height": cell.options.height or "",
+        "data-code": cell.code,
+        "data-setup": cell.setup,
+        "data-first-line": cell.code_line,
+        "data-source-file": cell.block.path,
+    }
+    return tag(
+        "div",
+        attrs,
+        tag("div", {"class": "course-cell__static"}, Raw(_highlight(cell.code, md))),
+        render_outputs(outputs) if outputs else None,
+        tag("p", {"class": "course-cell__note"}, download_note),
+    ).html
+
+
+def render_outputs(outputs: list[Output]) -> Raw:
+    """Build-time output, in the classes the live output uses."""
+    figures = 0
+    parts = []
+    for output in outputs:
+        if output.kind == "figure":
+            figures += 1
+            parts.append(_figure(output, figures))
+        else:
+            parts.append(tag("pre", {"class": f"course-out course-out--{output.kind}"}, output.text))
+    return tag(
+        "div",
+        {"class": "course-cell__output", "data-precomputed": "true", "role": "log", "aria-label": "Output"},
+        *parts,
+    )
+
+
+def _figure(output: Output, number: int) -> Raw:
+    width, height = _png_size(output.png)
+    source = "data:image/png;base64," + base64.b64encode(output.png).decode("ascii")
+    image = void(
+        "img",
+        {"src": source, "alt": output.text or f"Figure {number}", "width": width, "height": height, "loading": "lazy"},
+    )
+    return tag("figure", {"class": "course-out course-out--figure"}, image)
+
+
+def _png_size(png: bytes) -> tuple[int, int]:
+    """Width and height from a PNG's IHDR chunk."""
+    width, height = struct.unpack(">II", png[16:24])
+    return width, height
+
+
+def _highlight(code: str, md: Markdown) -> str:
+    """Highlight ``code`` as Python with the page's own SuperFences settings."""
+    fences = md.preprocessors["fenced_code_block"]
+    fences.get_hl_settings()
+    return fences.highlight(src=code, language="python", options={}, md=md, classes=[], id_value="", attrs={})

@@ -1,0 +1,37 @@
+"""Declarative options of the ``course`` plugin (``plugins: - course: ...`` in mkdocs.yml)."""
+
+from __future__ import annotations
+
+from mkdocs.config import config_options as c
+from mkdocs.config.base import Config
+
+
+class CourseConfig(Config):
+    """Options of the ``course`` plugin, with their defaults."""
+
+    lessons_dir = c.Type(str, default="lessons")
+    """Folder of lesson Markdown files, relative to mkdocs.yml; published under ``lessons/``."""
+
+    posenc_project = c.Type(str, default=".")
+    """Folder holding the ``pyproject.toml`` of the posenc package served to the browser."""
+
+    pyodide_manifest = c.Type(str, default="pyodide_assets/manifest.json")
+    """Pinned Pyodide manifest: each file, its sources and its sha256."""
+
+    pyodide_cache = c.Type(str, default="pyodide_assets/files")
+    """Where verified Pyodide files are cached between builds (git-ignored)."""
+
+    pyodide_base_url = c.Optional(c.Type(str))
+    """Load Pyodide from this URL (a CDN) instead of the self-hosted copy."""
+
+    execute = c.Type(bool, default=True)
+    """Run every cell at build time and embed its output."""
+
+    execute_timeout = c.Type(int, default=300)
+    """Seconds one page's cells may take at build time before the build fails."""
+
+    cache_dir = c.Type(str, default=".cache/course")
+    """Build cache: cell outputs and the posenc wheel, keyed by content."""
+
+    time_limit = c.Type(int, default=0)
+    """Seconds a cell may run in the browser before it is stopped; 0 turns the limit off."""

@@ -1,0 +1,208 @@
+"""Find the course's fenced blocks in a page's Markdown, with their line numbers.
+
+SuperFences hands a formatter the block's text but not where it came from. To
+report ``lessons/<file>.md:<line>`` for a bad option, a broken quiz or a cell
+that raises, the plugin scans the raw Markdown first (``on_page_markdown``) and
+keeps one `Block` per fence; the formatter later picks them up by content.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from .errors import LessonError
+
+CELL = "pyodide"
+QUIZ = "quiz"
+
+_FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*?)[ \t]*$")
+_LANG = re.compile(r"^\{?\s*\.?(?P<lang>[\w-]+)")
+_OPTION = re.compile(r"""(?P<key>[A-Za-z][\w-]*)(?:=(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>\S+)))?""")
+_SECTION = re.compile(r"^#\s*---\s*(?P<name>[\w-]+)\s*---\s*$")
+
+CELL_SECTIONS = ("setup", "code")
+HEIGHT_RANGE = (3, 40)
+
+
+@dataclass(frozen=True)
+class CellOptions:
+    """Options of a ``pyodide`` fence, after validation."""
+
+    height: int | None = None  # editor height in lines; None fits the code
+    autorun: bool = False  # run as soon as Python is ready
+    execute: bool = True  # run at build time and embed the output
+
+
+@dataclass
+class Block:
+    """One ``pyodide`` or ``quiz`` fence of a page.
+
+    ``line`` is the 1-based Markdown line of the opening fence; ``body_line``
+    the line of the first body line, so body line ``k`` sits at
+    ``body_line + k - 1``.
+    """
+
+    lang: str
+    path: str
+    line: int
+    body_line: int
+    body: str
+    options: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+@dataclass
+class Cell:
+    """A runnable cell: visible code, hidden setup, options and where it is."""
+
+    block: Block
+    code: str
+    setup: str
+    code_line: int  # Markdown line of the first visible code line
+    setup_line: int
+    options: CellOptions
+
+
+def scan(markdown: str, path: str) -> list[Block]:
+    """Return the ``pyodide`` and ``quiz`` blocks of ``markdown`` in page order.
+
+    Fences of any other language are skipped whole, so an author guide may
+    show a ``pyodide`` fence inside a four-backtick ``markdown`` fence.
+    """
+    return list(_iter_blocks(markdown.splitlines(), path))
+
+
+def _iter_blocks(lines: list[str], path: str) -> Iterator[Block]:
+    i = 0
+    while i < len(lines):
+        opening = _FENCE_OPEN.match(lines[i])
+        if not opening or (opening["fence"][0] == "`" and "`" in opening["info"]):
+            i += 1
+            continue
+        end = _closing_line(lines, i, opening["fence"])
+        lang_match = _LANG.match(opening["info"])
+        lang = lang_match["lang"] if lang_match else ""
+        if lang in (CELL, QUIZ):
+            if end == len(lines):
+                raise LessonError(path, i + 1, f"the ```{lang} fence is never closed")
+            indent = len(opening["indent"])
+            body = "\n".join(_dedent(line, indent) for line in lines[i + 1 : end])
+            options = parse_options(opening["info"][lang_match.end() :].rstrip("}"), path, i + 1)
+            yield Block(lang, path, i + 1, i + 2, body, options)
+        i = end + 1
+
+
+def _closing_line(lines: list[str], start: int, fence: str) -> int:
+    """Index of the line closing the fence opened at ``start`` (or ``len(lines)``)."""
+    closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
+    for j in range(start + 1, len(lines)):
+        if closing.match(lines[j]):
+            return j
+    return len(lines)
+
+
+def _dedent(line: str, indent: int) -> str:
+    stripped = len(line) - len(line.lstrip(" \t"))
+    return line[min(indent, stripped) :]
+
+
+def parse_options(text: str, path: str, line: int) -> dict[str, str]:
+    """Parse ``key="value"`` pairs of a fence header; a bare key means ``"true"``."""
+    options: dict[str, str] = {}
+    rest = text.strip()
+    while rest:
+        match = _OPTION.match(rest)
+        if not match:
+            raise LessonError(path, line, f"cannot read the fence option {rest.split()[0]!r}")
+        value = next((v for v in match.group("dq", "sq", "bare") if v is not None), "true")
+        options[match["key"]] = value
+        rest = rest[match.end() :].lstrip()
+    return options
+
+
+def to_cell(block: Block) -> Cell:
+    """Validate a ``pyodide`` block's options and split off its hidden setup."""
+    options = cell_options(block)
+    sections = _split_sections(block)
+    setup_line, setup = sections.get("setup", (block.body_line, ""))
+    code_line, code = sections["code"]
+    return Cell(block, code, setup, code_line, setup_line, options)
+
+
+def cell_options(block: Block) -> CellOptions:
+    known = {"height", "autorun", "execute"}
+    unknown = sorted(set(block.options) - known)
+    if unknown:
+        raise LessonError(
+            block.path,
+            block.line,
+            f"unknown option {unknown[0]!r} on a ```pyodide fence "
+            f"(valid options: {', '.join(sorted(known))})",
+        )
+    return CellOptions(
+        height=_height(block),
+        autorun=_boolean(block, "autorun", default=False),
+        execute=_boolean(block, "execute", default=True),
+    )
+
+
+def _height(block: Block) -> int | None:
+    raw = block.options.get("height")
+    if raw is None:
+        return None
+    low, high = HEIGHT_RANGE
+    if not raw.isdigit() or not low <= int(raw) <= high:
+        raise LessonError(
+            block.path, block.line, f'height="{raw}" must be a whole number of lines from {low} to {high}'
+        )
+    return int(raw)
+
+
+def _boolean(block: Block, name: str, *, default: bool) -> bool:
+    raw = block.options.get(name)
+    if raw is None:
+        return default
+    if raw.lower() not in ("true", "false"):
+        raise LessonError(block.path, block.line, f'{name}="{raw}" must be "true" or "false"')
+    return raw.lower() == "true"
+
+
+def _split_sections(block: Block) -> dict[str, tuple[int, str]]:
+    """Split a cell body on ``# --- setup ---`` / ``# --- code ---`` marker lines.
+
+    Returns ``{section: (Markdown line of its first line, text)}``. Without
+    markers the whole body is code.
+    """
+    lines = block.body.split("\n")
+    markers: list[tuple[str, int]] = []
+    for k, line in enumerate(lines):
+        match = _SECTION.match(line.strip())
+        if not match:
+            continue
+        name, where = match["name"], block.body_line + k
+        if name not in CELL_SECTIONS:
+            valid = ", ".join(CELL_SECTIONS)
+            raise LessonError(block.path, where, f"unknown section '# --- {name} ---' (valid: {valid})")
+        if name in dict(markers):
+            raise LessonError(block.path, where, f"section '# --- {name} ---' appears twice")
+        markers.append((name, k))
+    if not markers:
+        markers = [("code", -1)]
+    elif "\n".join(lines[: markers[0][1]]).strip():
+        raise LessonError(block.path, block.body_line, "code before the first '# --- ... ---' marker")
+    ends = [k for _, k in markers[1:]] + [len(lines)]
+    sections = {name: _section(block, lines[k + 1 : end], k + 1) for (name, k), end in zip(markers, ends, strict=True)}
+    if not sections.get("code", (0, ""))[1].strip():
+        raise LessonError(block.path, block.line, "the ```pyodide cell has no visible code")
+    return sections
+
+
+def _section(block: Block, lines: list[str], start: int) -> tuple[int, str]:
+    """Trim blank lines around a section; return its first Markdown line and text."""
+    lead = next((k for k, line in enumerate(lines) if line.strip()), 0)
+    return block.body_line + start + lead, "\n".join(lines[lead:]).rstrip()

@@ -1,0 +1,172 @@
+"""What the site serves for its cells: Pyodide, the posenc wheel, a lock, scripts, runtime.json.
+
+Layout under the site folder::
+
+    pyodide/v0.27.7/             verified Pyodide core files and wheels (immutable)
+    assets/course/js|css|vendor|py/   the cell runner
+    assets/course/wheels/<hash>/posenc-<version>-py3-none-any.whl
+    assets/course/pyodide-lock-<hash>.json   the official lock, trimmed, plus posenc
+    assets/course/runtime.json   where all of the above is, for the loader
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import logging
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+
+from . import pyodide_assets
+from .config import CourseConfig
+from .wheel import Wheel, build_wheel
+
+ASSETS = Path(__file__).parent / "assets"
+SITE_FOLDER = "assets/course"
+STYLESHEET = f"{SITE_FOLDER}/css/course.css"
+LOADER = f"{SITE_FOLDER}/js/loader.js"
+PRELOAD = ["numpy"]
+IMPORT_PACKAGES = {"posenc.plot": ["matplotlib"]}
+"""Modules whose import needs a package that a plain import scan does not reveal."""
+
+MB = 1e6
+log = logging.getLogger("mkdocs.plugins.course")
+
+
+@dataclass
+class Bundle:
+    """Everything prepared in ``on_config`` for the pages and for ``on_post_build``."""
+
+    version: str
+    assets: list[pyodide_assets.Asset]
+    manifest: Path
+    wheel: Wheel
+    posenc_package: Path
+    base_url: str | None
+    time_limit: int
+
+    def package_bytes(self, package: str) -> int:
+        """Bytes a package and its not-yet-loaded dependencies add, from the lock."""
+        lock = json.loads(self.manifest.with_name("pyodide-lock.json").read_text())["packages"]
+        sizes = {asset.name: asset.size for asset in self.assets}
+        names = _closure(lock, package) - (_closure(lock, "numpy") if package != "numpy" else set())
+        return sum(sizes.get(lock[name]["file_name"], 0) for name in names)
+
+    @property
+    def core_bytes(self) -> int:
+        return sum(asset.size for asset in self.assets if asset.kind == "core")
+
+    def download_note(self, code: str) -> str:
+        """The note under a cell: what its first Run downloads, measured from the shipped files."""
+        first = (self.core_bytes + self.package_bytes("numpy") + self.wheel.path.stat().st_size) / MB
+        note = f"Python runs in your browser (Pyodide): about {first:.0f} MB on the first Run, cached after"
+        if needs_matplotlib(code):
+            note += f"; matplotlib adds about {self.package_bytes('matplotlib') / MB:.0f} MB the first time"
+        return note + "."
+
+
+def prepare(config: CourseConfig, root: Path) -> Bundle:
+    """Fetch and verify Pyodide (unless a CDN serves it) and build the posenc wheel."""
+    manifest = root / config.pyodide_manifest
+    assets = pyodide_assets.fetch_assets(manifest, root / config.pyodide_cache, log=_log)
+    project = root / config.posenc_project
+    package = project / "src" / "posenc"
+    wheel = build_wheel(project, package, root / config.cache_dir)
+    version = json.loads(manifest.read_text())["pyodide_version"]
+    return Bundle(version, assets, manifest, wheel, package, config.pyodide_base_url, config.time_limit)
+
+
+def publish(bundle: Bundle, config: CourseConfig, site_dir: Path, site_url: str | None) -> None:
+    """Copy the runner, Pyodide and posenc into ``site_dir`` and write runtime.json."""
+    course = site_dir / SITE_FOLDER
+    shutil.copytree(ASSETS, course, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+    index = site_dir / "pyodide" / f"v{bundle.version}"
+    if bundle.base_url is None:
+        pyodide_assets.copy_assets(bundle.assets, index)
+    wheel_dir = course / "wheels" / bundle.wheel.sha256[:16]
+    wheel_dir.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(bundle.wheel.path, wheel_dir / bundle.wheel.file_name)
+    lock = pyodide_assets.site_lock(bundle.manifest, [_posenc_entry(bundle, site_url)])
+    lock_text = json.dumps(lock, separators=(",", ":"), sort_keys=True)
+    lock_name = f"pyodide-lock-{hashlib.sha256(lock_text.encode()).hexdigest()[:16]}.json"
+    (course / lock_name).write_text(lock_text)
+    runtime = {
+        "pyodide_index_url": bundle.base_url or f"../../pyodide/v{bundle.version}/",
+        "lock_file_url": lock_name,
+        "preload_packages": PRELOAD,
+        "import_packages": IMPORT_PACKAGES,
+        "download_bytes": {
+            "core": bundle.core_bytes,
+            "numpy": bundle.package_bytes("numpy"),
+            "matplotlib": bundle.package_bytes("matplotlib"),
+            "posenc": bundle.wheel.path.stat().st_size,
+        },
+        "time_limit_s": bundle.time_limit,
+        "version": f"{bundle.version}-{bundle.wheel.sha256[:8]}-{lock_name[13:21]}",
+    }
+    (course / "runtime.json").write_text(json.dumps(runtime, indent=2))
+
+
+def _posenc_entry(bundle: Bundle, site_url: str | None) -> dict:
+    """The lock entry that lets ``loadPackagesFromImports`` install posenc from this site."""
+    relative = f"{SITE_FOLDER}/wheels/{bundle.wheel.sha256[:16]}/{bundle.wheel.file_name}"
+    if bundle.base_url is None:
+        file_name = f"../../{relative}"
+    elif site_url:
+        file_name = site_url.rstrip("/") + "/" + relative
+    else:
+        raise PluginError("course: pyodide_base_url needs site_url in mkdocs.yml to serve the posenc wheel")
+    return {
+        "name": bundle.wheel.name,
+        "version": bundle.wheel.version,
+        "file_name": file_name,
+        "install_dir": "site",
+        "sha256": bundle.wheel.sha256,
+        "package_type": "package",
+        "imports": ["posenc"],
+        "depends": ["numpy"],
+        "unvendored_tests": False,
+        "shared_library": False,
+    }
+
+
+def needs_matplotlib(code: str) -> bool:
+    """Whether the code imports matplotlib, directly or through `IMPORT_PACKAGES`."""
+    return any(
+        name.split(".")[0] == "matplotlib" or "matplotlib" in IMPORT_PACKAGES.get(name, [])
+        for name in imported_modules(code)
+    )
+
+
+def imported_modules(code: str) -> set[str]:
+    """Dotted names of the modules ``code`` imports; ``from a import b`` gives ``a`` and ``a.b``."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def _closure(lock: dict, package: str) -> set[str]:
+    names, todo = set(), [package]
+    while todo:
+        name = todo.pop()
+        if name not in names:
+            names.add(name)
+            todo.extend(lock[name]["depends"])
+    return names
+
+
+def _log(message: str) -> None:
+    log.info(message)
