@@ -367,8 +367,12 @@ def test_shift_is_a_rotation_of_each_pair():
     for pos in (0.0, 3.0, 250.0):
         now, later = posenc.sinusoidal(np.array([pos, pos + k]), d_model)
         s, c = now[0::2], now[1::2]
-        np.testing.assert_allclose(later[0::2], np.cos(omega * k) * s + np.sin(omega * k) * c, atol=1e-9)
-        np.testing.assert_allclose(later[1::2], -np.sin(omega * k) * s + np.cos(omega * k) * c, atol=1e-9)
+        np.testing.assert_allclose(
+            later[0::2], np.cos(omega * k) * s + np.sin(omega * k) * c, atol=1e-9
+        )
+        np.testing.assert_allclose(
+            later[1::2], -np.sin(omega * k) * s + np.cos(omega * k) * c, atol=1e-9
+        )
 
 
 def test_fingerprint_dot_product_depends_only_on_offset():
@@ -430,13 +434,17 @@ def test_rope_scores_depend_only_on_offset(pairing):
 
     for q_pos, k_pos in [(3, 1), (10, 10), (0, 25)]:
         for shift in (1, 100, 5000):
-            assert score(q_pos + shift, k_pos + shift) == pytest.approx(score(q_pos, k_pos), abs=1e-9)
+            assert score(q_pos + shift, k_pos + shift) == pytest.approx(
+                score(q_pos, k_pos), abs=1e-9
+            )
     assert score(3, 1) != pytest.approx(score(3, 2), abs=1e-6)
 
 
 def test_rope_cell_prints_equal_scores(lesson_run):
     namespace, printed = lesson_run
-    assert namespace["rope_score"](3, 1) == pytest.approx(namespace["rope_score"](103, 101), abs=1e-9)
+    assert namespace["rope_score"](3, 1) == pytest.approx(
+        namespace["rope_score"](103, 101), abs=1e-9
+    )
     scores = re.findall(r"RoPE score, positions \(\d+, \d+\):\s+(-?[\d.]+)", printed[2])
     assert len(scores) == 2 and scores[0] == scores[1]
 
