@@ -4,13 +4,14 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1:8000
+export NO_MKDOCS_2_WARNING := 1
 
 .PHONY: serve site test assets browser lint format bench editor clean
 
 $(STAMP): pyproject.toml src/course_site/pyproject.toml requirements/constraints.txt
 	@$(PYTHON) scripts/check_python.py
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c requirements/constraints.txt pip
 	$(BIN)/python -m pip install --quiet -c requirements/constraints.txt -e '.[dev,plot]' -e src/course_site
 	@touch $@
 

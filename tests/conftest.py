@@ -1,0 +1,148 @@
+"""Shared fixtures: the built site, a loopback server for it, and a locked-down Chromium.
+
+Browser tests go through `open_page`, which blocks (and records) every request
+that leaves 127.0.0.1; a test that caused one fails at teardown.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM_RECORD = ROOT / ".cache" / "chromium-path"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    # Belt and braces with the route guard: nothing but loopback resolves.
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+]
+ISOLATION_HEADERS = {
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Embedder-Policy": "require-corp",
+}
+
+
+def build_site(dest: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """Run ``mkdocs build --strict`` into ``dest``; return the finished process."""
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(dest), *extra],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The course site, built once per test session."""
+    dest = tmp_path_factory.mktemp("site")
+    done = build_site(dest)
+    assert done.returncode == 0, f"mkdocs build failed:\n{done.stdout}\n{done.stderr}"
+    return dest
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".wasm": "application/wasm", ".mjs": "text/javascript"}
+    extra_headers: dict[str, str] = {}
+
+    def end_headers(self) -> None:
+        for name, value in self.extra_headers.items():
+            self.send_header(name, value)
+        super().end_headers()
+
+    def log_message(self, *args: object) -> None:  # keep test output quiet
+        pass
+
+
+@pytest.fixture(scope="session")
+def serve():
+    """Start a loopback server for a folder; returns its base URL. Stopped at session end."""
+    servers: list[ThreadingHTTPServer] = []
+
+    def start(folder: Path, headers: dict[str, str] | None = None) -> str:
+        handler = type("Handler", (_Handler,), {"extra_headers": headers or {}})
+        server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(folder)))
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}/"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def site_server(built_site: Path, serve) -> str:
+    """Base URL of the built site, as a static host such as GitHub Pages serves it."""
+    return serve(built_site)
+
+
+@pytest.fixture(scope="session")
+def isolated_site_server(built_site: Path, serve) -> str:
+    """Base URL of the built site served cross-origin isolated (COOP/COEP)."""
+    return serve(built_site, ISOLATION_HEADERS)
+
+
+def chromium_path() -> str:
+    if os.environ.get("CHROMIUM"):
+        return os.environ["CHROMIUM"]
+    if CHROMIUM_RECORD.exists():
+        return CHROMIUM_RECORD.read_text().strip()
+    return "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for the session (Debian's, or the one `make browser` chose)."""
+    from playwright.sync_api import sync_playwright
+
+    executable = chromium_path()
+    if not Path(executable).exists():
+        pytest.fail(f"no Chromium at {executable}: run `make browser` (it installs one and says which)")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def open_page(browser) -> Iterator:
+    """Open a URL in a fresh context; every request leaving 127.0.0.1 is blocked and fails the test."""
+    contexts, external = [], []
+
+    def block_external(route) -> None:
+        host = urlparse(route.request.url).hostname
+        if route.request.url.startswith(("data:", "blob:")) or host == "127.0.0.1":
+            route.continue_()
+        else:
+            external.append(route.request.url)
+            route.abort()
+
+    def open_(url: str, **context_options):
+        context = browser.new_context(**context_options)
+        context.route("**/*", block_external)
+        contexts.append(context)
+        page = context.new_page()
+        page.goto(url)
+        return page
+
+    yield open_
+    for context in contexts:
+        context.close()
+    assert not external, f"requests left 127.0.0.1: {external}"
