@@ -285,8 +285,8 @@ def test_adding_to_embeddings_keeps_the_shape():
 
 def test_frequencies_fall_geometrically_from_one_to_nearly_one_over_10000():
     d_model = 128
-    # Column 2i at position 1 is sin(ω_i); recover ω_i from the small-angle columns.
     omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
+    np.testing.assert_allclose(posenc.frequencies(d_model), omega, rtol=1e-14)
     assert omega[0] == 1.0
     ratios = omega[1:] / omega[:-1]
     np.testing.assert_allclose(ratios, ratios[0])  # geometric
