@@ -69,11 +69,12 @@ class PageRunner:
         if not runnable:
             return [[] for _ in cells]
         key = self._key(runnable)
-        reply = self._cached(key) or self._spawn(runnable)
-        failed = reply.get("failed")
-        if failed is not None:
-            raise _cell_error(runnable, failed, reply)
-        self._store(key, reply)
+        reply = self._cached(key)
+        if reply is None:
+            reply = self._spawn(runnable)
+            if reply.get("failed") is not None:
+                raise _cell_error(runnable, reply["failed"], reply)
+            self._store(key, reply)
         outputs = iter([[Output.from_json(o) for o in outs] for outs in reply["outputs"]])
         return [next(outputs) if cell.options.execute else [] for cell in cells]
 
