@@ -1,0 +1,156 @@
+"""`mkdocs build` of small projects: outputs at build time, failures with file:line, the cache."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def make_project(tmp_path: Path, lesson: str, **plugin: object) -> Path:
+    """A one-lesson MkDocs project using the repo's Pyodide cache and posenc."""
+    options = {
+        "pyodide_manifest": str(ROOT / "pyodide_assets/manifest.json"),
+        "pyodide_cache": str(ROOT / "pyodide_assets/files"),
+        "posenc_project": str(ROOT),
+        "cache_dir": str(tmp_path / "cache"),
+        **plugin,
+    }
+    config = {
+        "site_name": "t",
+        "docs_dir": "docs",
+        "theme": {"name": "material", "font": False},
+        "nav": [{"Home": "index.md"}, {"Lesson": "lessons/lesson.md"}],
+        "plugins": [{"course": options}],
+        "markdown_extensions": [
+            "admonition",
+            "pymdownx.superfences",
+            {"pymdownx.tabbed": {"alternate_style": True}},
+            {"pymdownx.arithmatex": {"generic": True}},
+        ],
+    }
+    (tmp_path / "mkdocs.yml").write_text(json.dumps(config))  # JSON is YAML
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs/index.md").write_text("# Home\n")
+    (tmp_path / "lessons").mkdir()
+    (tmp_path / "lessons/lesson.md").write_text(textwrap.dedent(lesson))
+    return tmp_path
+
+
+def build(project: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def lesson_html(project: Path) -> str:
+    return (project / "site/lessons/lesson/index.html").read_text()
+
+
+GOOD = """\
+# Lesson
+
+Math: $x_i^2$ and
+
+$$
+\\mathrm{PE}_{(pos,2i)} = \\sin\\left(pos / 10000^{2i/d}\\right)
+$$
+
+```pyodide
+# --- setup ---
+import numpy as np
+# --- code ---
+import posenc
+x = posenc.sinusoidal(3, 4)
+print("<b>not bold</b>", x.shape)
+x.shape
+```
+
+!!! note "Inside an admonition"
+    ```pyodide
+    import matplotlib.pyplot as plt
+    plt.plot([1, 2, 3])
+    plt.title("A line")
+    ```
+
+=== "Tab"
+    ```pyodide
+    print(x.sum().round(3))
+    ```
+"""
+
+
+@pytest.fixture(scope="module")
+def good_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    project = make_project(tmp_path_factory.mktemp("good"), GOOD)
+    done = build(project)
+    assert done.returncode == 0, done.stderr
+    return project
+
+
+def test_cells_render_with_precomputed_output_in_page_order(good_project: Path):
+    html = lesson_html(good_project)
+    assert html.count('class="course-cell"') == 3
+    assert 'data-setup="import numpy as np"' in html
+    # Output is escaped text; the namespace is shared from cell to cell, also across containers.
+    assert "&lt;b&gt;not bold&lt;/b&gt; (3, 4)" in html
+    assert '<pre class="course-out course-out--result">(3, 4)</pre>' in html
+    assert '<pre class="course-out course-out--stdout">5.905\n</pre>' in html
+    assert 'alt="A line"' in html and "data:image/png;base64," in html
+
+
+def test_math_is_mathml_and_no_tex_is_left(good_project: Path):
+    html = lesson_html(good_project)
+    assert html.count("<math") == 2 and 'display="block"' in html
+    assert "arithmatex" not in html
+
+
+def test_site_serves_pyodide_posenc_and_runtime(good_project: Path):
+    site = good_project / "site"
+    runtime = json.loads((site / "assets/course/runtime.json").read_text())
+    lock = json.loads((site / "assets/course" / runtime["lock_file_url"]).read_text())
+    posenc = lock["packages"]["posenc"]
+    wheel = (site / "assets/course" / runtime["pyodide_index_url"] / posenc["file_name"]).resolve()
+    assert wheel.name == "posenc-0.1.0-py3-none-any.whl" and wheel.exists()
+    shipped = sorted(p.name for p in (site / "pyodide/v0.27.7").iterdir())
+    assert "console.html" not in shipped and "pyodide-lock.json" not in shipped
+    assert {"pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip"} <= set(shipped)
+    assert all(lock["packages"][name]["file_name"] in shipped for name in lock["packages"] if name != "posenc")
+
+
+def test_unchanged_rebuild_runs_no_cell(good_project: Path):
+    outputs = good_project / "cache/outputs"
+    before = {p.name: p.stat().st_mtime_ns for p in outputs.iterdir()}
+    assert build(good_project).returncode == 0
+    assert {p.name: p.stat().st_mtime_ns for p in outputs.iterdir()} == before
+
+
+def test_cell_that_raises_fails_the_build_with_file_line_and_traceback(tmp_path: Path):
+    lesson = "# L\n\n```pyodide\ndef f(n):\n    return 1 / n\n\nf(0)\n```\n"
+    done = build(make_project(tmp_path, lesson))
+    assert done.returncode != 0
+    assert "lessons/lesson.md:5: cell 1 of the page raised" in done.stderr
+    assert 'File "lessons/lesson.md", line 7' in done.stderr
+    assert "ZeroDivisionError: division by zero" in done.stderr
+
+
+def test_bad_option_fails_the_build_with_file_line(tmp_path: Path):
+    done = build(make_project(tmp_path, "# L\n\n```pyodide autorun=maybe\nx = 1\n```\n"))
+    assert done.returncode != 0
+    assert 'lessons/lesson.md:3: autorun="maybe" must be "true" or "false"' in done.stderr
+
+
+def test_endless_cell_fails_the_build_after_the_timeout(tmp_path: Path):
+    done = build(make_project(tmp_path, "# L\n\n```pyodide\nwhile True: pass\n```\n", execute_timeout=3))
+    assert done.returncode != 0
+    assert "lessons/lesson.md:3: the page's cells did not finish within 3 s" in done.stderr
