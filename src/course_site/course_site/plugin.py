@@ -22,6 +22,7 @@ from mkdocs.structure.pages import Page
 from . import site_assets
 from .cells import render_cell
 from .config import CourseConfig
+from .csp import add_policy
 from .errors import LessonError
 from .execute import PageRunner
 from .fences import CELL, QUIZ, scan, to_cell
@@ -102,6 +103,10 @@ class CoursePlugin(BasePlugin[CourseConfig]):
                 "(inside admonitions and tabs, indent them like the text)",
             )
         return to_mathml(html)
+
+    def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
+        """``post_page``: add the Content-Security-Policy."""
+        return add_policy(output, self.config.pyodide_base_url)
 
     def on_post_build(self, config: MkDocsConfig) -> None:
         """``post_build``: publish Pyodide, the posenc wheel, the scripts and runtime.json."""

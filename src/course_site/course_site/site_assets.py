@@ -29,6 +29,8 @@ ASSETS = Path(__file__).parent / "assets"
 SITE_FOLDER = "assets/course"
 STYLESHEET = f"{SITE_FOLDER}/css/course.css"
 LOADER = f"{SITE_FOLDER}/js/loader.js"
+SERVICE_WORKER = Path(__file__).with_name("service_worker.js")
+SERVICE_WORKER_NAME = "course-sw.js"  # at the site root, so that its scope covers every page
 PRELOAD = ["numpy"]
 IMPORT_PACKAGES = {"posenc.plot": ["matplotlib"]}
 """Modules whose import needs a package that a plain import scan does not reveal."""
@@ -84,6 +86,7 @@ def publish(bundle: Bundle, config: CourseConfig, site_dir: Path, site_url: str 
     """Copy the runner, Pyodide and posenc into ``site_dir`` and write runtime.json."""
     course = site_dir / SITE_FOLDER
     shutil.copytree(ASSETS, course, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(SERVICE_WORKER, site_dir / SERVICE_WORKER_NAME)
     index = site_dir / "pyodide" / f"v{bundle.version}"
     if bundle.base_url is None:
         pyodide_assets.copy_assets(bundle.assets, index)
@@ -106,6 +109,8 @@ def publish(bundle: Bundle, config: CourseConfig, site_dir: Path, site_url: str 
             "posenc": bundle.wheel.path.stat().st_size,
         },
         "time_limit_s": bundle.time_limit,
+        "pyodide_version": bundle.version,
+        "service_worker": f"../../{SERVICE_WORKER_NAME}",
         "version": f"{bundle.version}-{bundle.wheel.sha256[:8]}-{lock_name[13:21]}",
     }
     (course / "runtime.json").write_text(json.dumps(runtime, indent=2))
