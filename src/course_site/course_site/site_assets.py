@@ -2,6 +2,7 @@
 
 Layout under the site folder::
 
+    course-sw.js                 the service worker: offline use, cache-first Pyodide
     pyodide/v0.27.7/             verified Pyodide core files and wheels (immutable)
     assets/course/js|css|vendor|py/   the cell runner
     assets/course/wheels/<hash>/posenc-<version>-py3-none-any.whl
