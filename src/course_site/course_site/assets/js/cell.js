@@ -1,0 +1,454 @@
+/* Course cells: the view of one cell (editor, buttons, status, output).
+ *
+ * Enhances the plugin's markup:
+ *   <div class="course-cell" data-code data-setup data-height data-autorun …>
+ *     <div class="course-cell__static">highlighted code</div>
+ *     <div class="course-cell__output" data-precomputed="true">…</div>   (optional)
+ *     <p class="course-cell__note">…</p>                                   (optional)
+ * Python output only ever reaches the page as text nodes.
+ */
+import {
+  EditorView, EditorState, Prec, keymap, lineNumbers, highlightActiveLine,
+  highlightActiveLineGutter, highlightSpecialChars, drawSelection, defaultKeymap, history,
+  historyKeymap, indentWithTab, bracketMatching, indentOnInput, indentUnit,
+  syntaxHighlighting, python, courseHighlighter,
+} from "../vendor/codemirror.js";
+
+const MAX_FIT_LINES = 30;
+const STATUS_PROGRESS_MS = 1000; // progress text in role=status changes at most this often
+
+const ICONS = {
+  run: "M8 5v14l11-7z",
+  stop: "M6 6h12v12H6z",
+  reset: "M12 5V1L7 6l5 5V7c3.31 0 6 2.69 6 6s-2.69 6-6 6-6-2.69-6-6H4c0 4.42 3.58 8 8 8s8-3.58 8-8-3.58-8-8-8z",
+};
+
+function el(name, attrs = {}, ...children) {
+  const node = document.createElement(name);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === false || value == null) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  node.append(...children);
+  return node;
+}
+
+function icon(path) {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("focusable", "false");
+  const p = document.createElementNS(ns, "path");
+  p.setAttribute("d", path);
+  svg.append(p);
+  return svg;
+}
+
+export function formatMB(bytes) {
+  return (bytes / 1e6).toFixed(1);
+}
+
+function formatDuration(ms) {
+  return ms < 10000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+function progressText(prefix, loaded, total) {
+  if (total > 0) return `${prefix}… ${formatMB(Math.min(loaded, total))} / ${formatMB(total)} MB`;
+  if (loaded > 0) return `${prefix}… ${formatMB(loaded)} MB`;
+  return `${prefix}…`;
+}
+
+let uid = 0;
+
+export class Cell {
+  /**
+   * @param {HTMLElement} root the .course-cell element
+   * @param {import("./kernel.js").Kernel} kernel
+   */
+  constructor(root, kernel) {
+    this.root = root;
+    this.kernel = kernel;
+    this.index = root.dataset.cellIndex || String(++uid);
+    this.original = root.dataset.code ?? root.querySelector(".course-cell__static")?.textContent ?? "";
+    this.setup = root.dataset.setup || "";
+    this.filename = `<cell ${this.index}>`;
+    this.job = null;
+    this.figureCount = 0;
+    this.objectURLs = [];
+    this.pending = []; // [stream, text] waiting for the next animation frame
+    this.frame = 0;
+    this.lastStatusAt = 0;
+    this.hasOwnStatus = false;
+    this.build();
+    this.onKernelChange = () => this.showKernelState();
+    kernel.addEventListener("progress", this.onKernelChange);
+    kernel.addEventListener("state", this.onKernelChange);
+    this.showKernelState();
+  }
+
+  /* ---------------------------------------------------------------- DOM */
+
+  build() {
+    const root = this.root;
+    const id = root.id || `course-cell-${this.index}`;
+    const hintId = `${id}-hint`;
+    root.classList.add("course-cell--live");
+
+    this.editorHost = el("div", { class: "course-cell__editor" });
+    const height = parseInt(root.dataset.height, 10);
+    if (height > 0) {
+      this.editorHost.classList.add("course-cell__editor--fixed");
+      this.editorHost.style.setProperty("--course-cell-lines", String(height));
+    } else {
+      this.editorHost.style.setProperty("--course-cell-lines", String(MAX_FIT_LINES));
+    }
+    const run = () => {
+      this.run();
+      return true;
+    };
+    this.view = new EditorView({
+      parent: this.editorHost,
+      state: EditorState.create({
+        doc: this.original,
+        extensions: [
+          Prec.highest(keymap.of([
+            { key: "Shift-Enter", run },
+            { key: "Mod-Enter", run },
+          ])),
+          lineNumbers(),
+          highlightActiveLineGutter(),
+          highlightSpecialChars(),
+          history(),
+          drawSelection(),
+          indentOnInput(),
+          bracketMatching(),
+          highlightActiveLine(),
+          syntaxHighlighting(courseHighlighter),
+          python(),
+          indentUnit.of("    "),
+          EditorState.tabSize.of(4),
+          keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
+          EditorView.contentAttributes.of({
+            "aria-label": `Python code, cell ${this.index}`,
+            "aria-describedby": hintId,
+          }),
+        ],
+      }),
+    });
+
+    const hint = el("span", {
+      id: hintId, class: "course-visually-hidden",
+      text: "Shift+Enter runs the cell. Tab indents; press Escape, then Tab, to leave the editor.",
+    });
+    this.runButton = this.button("run", "Run", "Run this cell (Shift+Enter)");
+    this.stopButton = this.button("stop", "Stop", "Stop this cell");
+    this.resetButton = this.button("reset", "Reset", "Put back the lesson's code (undo with Ctrl+Z)");
+    this.stopButton.disabled = true;
+    this.runButton.addEventListener("click", () => this.run());
+    this.stopButton.addEventListener("click", () => this.stop());
+    this.resetButton.addEventListener("click", () => this.reset());
+
+    this.status = el("span", { class: "course-cell__status", role: "status" });
+    this.progressBar = el("progress", { class: "course-cell__progress", "aria-hidden": "true", hidden: true });
+    this.toolbar = el("div", { class: "course-cell__toolbar" },
+      this.runButton, this.stopButton, this.resetButton, this.status, this.progressBar, hint);
+
+    const staticBlock = root.querySelector(".course-cell__static");
+    if (staticBlock) staticBlock.replaceWith(this.editorHost);
+    else root.prepend(this.editorHost);
+    this.editorHost.after(this.toolbar);
+
+    let output = root.querySelector(".course-cell__output");
+    if (!output) {
+      output = el("div", { class: "course-cell__output", "data-precomputed": "false" });
+      this.toolbar.after(output);
+    } else if (output.previousElementSibling !== this.toolbar) {
+      this.toolbar.after(output);
+    }
+    output.setAttribute("role", "log");
+    output.setAttribute("aria-live", "polite");
+    output.setAttribute("aria-label", `Output of cell ${this.index}`);
+    output.tabIndex = 0; // scrollable region: reachable by keyboard
+    this.output = output;
+    if (output.dataset.precomputed === "true" && output.children.length) {
+      output.prepend(el("p", {
+        class: "course-cell__label",
+        text: "Precomputed output (from when the site was built). Run the cell to make your own.",
+      }));
+    }
+    this.updateEmpty();
+  }
+
+  button(kind, label, title) {
+    const b = el("button", { type: "button", class: `course-cell__button course-cell__button--${kind}`, title });
+    b.append(icon(ICONS[kind]), el("span", { text: label }));
+    return b;
+  }
+
+  get code() {
+    return this.view.state.doc.toString();
+  }
+
+  setStatus(text, state, { progress = null } = {}) {
+    if (this.status.textContent !== text) this.status.textContent = text;
+    this.root.dataset.state = state;
+    if (progress && progress.total > 0) {
+      this.progressBar.hidden = false;
+      this.progressBar.max = progress.total;
+      this.progressBar.value = Math.min(progress.loaded, progress.total);
+    } else if (progress) {
+      this.progressBar.hidden = false;
+      this.progressBar.removeAttribute("value"); // indeterminate
+    } else {
+      this.progressBar.hidden = true;
+    }
+  }
+
+  /** Progress text goes to a role=status element: change it at most once a second. */
+  setProgressStatus(text, state, progress, force = false) {
+    const now = performance.now();
+    if (force || now - this.lastStatusAt >= STATUS_PROGRESS_MS || this.root.dataset.state !== state) {
+      this.lastStatusAt = now;
+      this.setStatus(text, state, { progress });
+    } else {
+      this.setStatus(this.status.textContent, state, { progress });
+    }
+  }
+
+  /** Loading progress and readiness, while this cell has no run of its own. */
+  showKernelState() {
+    const k = this.kernel;
+    if (this.job) {
+      if (this.job.phase === "queued" && k.state === "loading") {
+        const p = k.progress;
+        this.setProgressStatus(progressText("Waiting for Python", p.loaded, p.total), "waiting", p);
+      }
+      return;
+    }
+    if (this.hasOwnStatus) return;
+    if (k.state === "loading") {
+      const p = k.progress;
+      this.setProgressStatus(progressText("Loading Python", p.loaded, p.total), "loading", p);
+    } else if (k.state === "ready") {
+      this.setStatus("Python is ready", "ready");
+    } else if (k.state === "failed") {
+      this.setStatus("Python could not be loaded", "error");
+    } else {
+      this.setStatus("", "idle");
+    }
+  }
+
+  /* ---------------------------------------------------------------- actions */
+
+  run() {
+    if (this.job) return; // already queued or running: ignore
+    this.hasOwnStatus = true;
+    this.runButton.setAttribute("aria-disabled", "true");
+    this.stopButton.disabled = false;
+    this.job = this.kernel.run({
+      code: this.code,
+      setup: this.setup,
+      filename: this.filename,
+      onEvent: (msg) => this.onEvent(msg),
+    });
+  }
+
+  stop() {
+    if (this.job) this.kernel.stop(this.job, "user");
+  }
+
+  reset() {
+    const doc = this.view.state.doc;
+    if (doc.toString() === this.original) return;
+    // One transaction: Ctrl+Z brings the learner's version back.
+    this.view.dispatch({ changes: { from: 0, to: doc.length, insert: this.original } });
+    this.view.focus();
+  }
+
+  /* ---------------------------------------------------------------- events */
+
+  onEvent(msg) {
+    const job = this.job;
+    switch (msg.type) {
+      case "queued":
+        if (msg.waitingForPython || this.kernel.state !== "ready") {
+          const p = this.kernel.progress;
+          this.setProgressStatus(progressText("Waiting for Python", p.loaded, p.total), "waiting", p, true);
+        } else {
+          this.setStatus(msg.position > 1 ? `Queued (${msg.position} ahead)` : "Queued…", "queued");
+        }
+        break;
+      case "progress": {
+        const label = this.packageLabel(msg.packages || []);
+        this.setProgressStatus(progressText(`Loading ${label}`, msg.loaded, msg.total), "loading-packages", msg);
+        break;
+      }
+      case "started":
+        this.beginLiveOutput();
+        this.setStatus("Running…", "running");
+        break;
+      case "stream":
+        this.pending.push([msg.stream, msg.text]);
+        if (!this.frame) this.frame = requestAnimationFrame(() => this.flush());
+        break;
+      case "result":
+        this.append("result", msg.text);
+        break;
+      case "error":
+        this.append("error", msg.text);
+        break;
+      case "figure":
+        this.appendFigure(msg.png, msg.alt);
+        break;
+      case "capped":
+        this.flush();
+        this.notice(`Output limit reached (${msg.maxLines} lines or ${Math.round(msg.maxChars / 1000)} kB per run); the rest is dropped.`);
+        break;
+      case "dropped":
+        this.flush();
+        this.notice(`… ${msg.lines.toLocaleString("en")} line${msg.lines === 1 ? "" : "s"} dropped (${formatMB(msg.chars)} MB of output not shown).`, "dropped");
+        break;
+      case "done":
+        this.finish(job, msg);
+        break;
+      default:
+        break;
+    }
+  }
+
+  packageLabel(names) {
+    const code = `${this.setup}\n${this.code}`;
+    const imported = names.filter((n) => new RegExp(`^\\s*(?:import|from)\\s+${n.replace(/[-_]/g, "[-_]")}\\b`, "m").test(code));
+    const shown = imported.length ? imported : names.slice(0, 2);
+    return shown.length ? shown.join(", ") : "packages";
+  }
+
+  finish(job, msg) {
+    this.flush();
+    this.job = null;
+    this.runButton.removeAttribute("aria-disabled");
+    this.stopButton.disabled = true;
+    const limit = this.kernel.options.timeLimitS;
+    switch (msg.status) {
+      case "ok":
+        this.setStatus(`Done in ${formatDuration(msg.ms)}`, "done");
+        break;
+      case "error":
+        this.setStatus("Error", "error");
+        break;
+      case "stopped":
+        if (msg.reason === "timeout") {
+          this.notice(`Stopped: this cell ran longer than the page's time limit of ${limit} s.`, "stopped");
+        }
+        if (msg.reset) {
+          this.notice(
+            "Stopped. Python was restarted to stop this cell, so the namespace was reset: "
+            + "variables, functions and imports from cells you ran earlier are gone. "
+            + "Run those cells again before this one if it needs them. Your code is kept.",
+            "stopped");
+        }
+        this.setStatus("Stopped", "stopped");
+        break;
+      case "cancelled":
+        this.setStatus("Stopped", "stopped");
+        break;
+      case "crashed":
+        this.notice(
+          `Python stopped working (${msg.message || "the worker crashed"}), perhaps because the cell used too much memory. `
+          + "A fresh Python starts for the next Run; the namespace was reset, so run earlier cells again if this one needs them.",
+          "error");
+        this.setStatus("Error", "error");
+        break;
+      case "failed":
+        this.notice(`Python could not be loaded: ${msg.message || "unknown error"}. Check your connection, then press Run to try again.`, "error");
+        this.setStatus("Error", "error");
+        break;
+      default:
+        this.setStatus("Error", "error");
+    }
+  }
+
+  /* ---------------------------------------------------------------- output */
+
+  beginLiveOutput() {
+    this.pending = [];
+    for (const url of this.objectURLs) URL.revokeObjectURL(url);
+    this.objectURLs = [];
+    this.figureCount = 0;
+    this.output.replaceChildren();
+    this.output.dataset.precomputed = "false";
+    this.lastPre = null;
+    this.updateEmpty();
+  }
+
+  /** Write batched stream text (one DOM update per animation frame). */
+  flush() {
+    if (this.frame) cancelAnimationFrame(this.frame);
+    this.frame = 0;
+    if (!this.pending.length) return;
+    const stick = this.isScrolledToEnd();
+    for (const [stream, text] of this.pending) {
+      const last = this.lastPre;
+      if (last && last.dataset.stream === stream && last === this.output.lastElementChild) {
+        last.firstChild.appendData(text);
+      } else {
+        const pre = el("pre", { class: `course-out course-out--${stream}` });
+        pre.dataset.stream = stream;
+        pre.append(document.createTextNode(text));
+        this.output.append(pre);
+        this.lastPre = pre;
+      }
+    }
+    this.pending = [];
+    this.updateEmpty();
+    if (stick) this.output.scrollTop = this.output.scrollHeight;
+  }
+
+  append(kind, text) {
+    this.flush();
+    const stick = this.isScrolledToEnd();
+    const pre = el("pre", { class: `course-out course-out--${kind}` });
+    pre.append(document.createTextNode(text));
+    this.output.append(pre);
+    this.lastPre = null;
+    this.updateEmpty();
+    if (stick) this.output.scrollTop = this.output.scrollHeight;
+  }
+
+  appendFigure(png, alt) {
+    this.flush();
+    this.figureCount += 1;
+    const url = URL.createObjectURL(new Blob([png], { type: "image/png" }));
+    this.objectURLs.push(url);
+    const img = el("img", { src: url, alt: alt || `Figure ${this.figureCount}` });
+    this.output.append(el("figure", { class: "course-out course-out--figure" }, img));
+    this.lastPre = null;
+    this.updateEmpty();
+  }
+
+  notice(text, kind = "info") {
+    this.flush();
+    this.output.append(el("p", { class: `course-cell__notice course-cell__notice--${kind}`, text }));
+    this.lastPre = null;
+    this.updateEmpty();
+  }
+
+  isScrolledToEnd() {
+    const o = this.output;
+    return o.scrollHeight - o.scrollTop - o.clientHeight < 24;
+  }
+
+  updateEmpty() {
+    this.output.hidden = this.output.childElementCount === 0;
+  }
+
+  destroy() {
+    this.kernel.removeEventListener("progress", this.onKernelChange);
+    this.kernel.removeEventListener("state", this.onKernelChange);
+    for (const url of this.objectURLs) URL.revokeObjectURL(url);
+    this.view.destroy();
+  }
+}

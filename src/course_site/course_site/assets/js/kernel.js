@@ -1,0 +1,252 @@
+/* Course cells: the main-thread side of the Python worker.
+ *
+ * One Kernel per page owns one worker (worker.js) and one Python namespace.
+ * Runs are queued in click order and sent to the worker one at a time.
+ *
+ * Message protocol (all plain objects; `id` is the run id):
+ *
+ *   page -> worker
+ *     {type: "init", config: {indexURL, lockFileURL, runtimeURL, preload: [names],
+ *                             importPackages: {module: [packages]}, coreBytes,
+ *                             downloadBytes: {name: bytes}, interruptBuffer?: SharedArrayBuffer}}
+ *     {type: "run", id, code, setup, filename, maxLines, maxChars}
+ *     {type: "cancel", id}           drop a run whose packages are still loading
+ *
+ *   worker -> page
+ *     {type: "progress", phase: "core"|"packages", loaded, total, id, packages}
+ *     {type: "ready", version}       {type: "init-error", message}
+ *     {type: "started", id}          packages loaded, Python now executes
+ *     {type: "stream", id, stream: "stdout"|"stderr", text}   batched chunks
+ *     {type: "result", id, text}     {type: "error", id, text}
+ *     {type: "figure", id, png: ArrayBuffer (transferred), alt}
+ *     {type: "capped", id, maxLines, maxChars}   output limit reached, rest is dropped
+ *     {type: "dropped", id, lines, chars}        totals, sent before "done"
+ *     {type: "done", id, ok, status: "ok"|"error"|"cancelled", ms, totalMs}
+ *     {type: "fatal", id, message}   Pyodide is unusable; the page replaces the worker
+ *
+ * Stop: with crossOriginIsolated, Int32Array(SharedArrayBuffer)[0] = 2 (SIGINT)
+ * raises KeyboardInterrupt in the cell; if the run has not ended 2 s later (or
+ * without isolation), the worker is terminated and a fresh one is started.
+ */
+
+const STOP_GRACE_MS = 2000;
+
+let nextRunId = 1;
+
+export class Kernel extends EventTarget {
+  /**
+   * @param {{workerURL: URL, runtimeURL: URL, indexURL: string, lockFileURL?: string,
+   *          importPackages?: object, preload: string[],
+   *          downloadBytes: object, timeLimitS: number, maxLines?: number, maxChars?: number}} options
+   */
+  constructor(options) {
+    super();
+    this.options = options;
+    this.state = "idle"; // idle | loading | ready | failed | disposed
+    this.worker = null;
+    this.queue = []; // jobs waiting to be sent
+    this.current = null; // job sent to the worker
+    this.progress = { phase: "core", loaded: 0, total: 0 };
+    this.generation = 0; // bumps with each new worker (a new namespace)
+    this.failure = null;
+    this.isolated = Boolean(globalThis.crossOriginIsolated && typeof SharedArrayBuffer === "function");
+    this.interruptView = null;
+  }
+
+  /** Start the worker and Pyodide (idempotent). */
+  start() {
+    if (this.state === "loading" || this.state === "ready" || this.state === "disposed") return;
+    this.spawn();
+  }
+
+  spawn() {
+    this.generation += 1;
+    this.state = "loading";
+    this.failure = null;
+    const o = this.options;
+    const coreBytes = Number(o.downloadBytes?.core) || 0;
+    const preloadBytes = (o.preload || []).reduce((sum, n) => sum + (Number(o.downloadBytes?.[n]) || 0), 0);
+    this.progress = { phase: "core", loaded: 0, total: coreBytes + preloadBytes };
+    const worker = new Worker(o.workerURL, { name: "course-python" });
+    this.worker = worker;
+    worker.onmessage = (event) => this.onMessage(worker, event.data);
+    worker.onerror = (event) => {
+      event.preventDefault?.();
+      this.crash(worker, event.message || "the Python worker stopped unexpectedly");
+    };
+    worker.onmessageerror = () => this.crash(worker, "a message from the Python worker could not be read");
+    let interruptBuffer;
+    if (this.isolated) {
+      interruptBuffer = new SharedArrayBuffer(4);
+      this.interruptView = new Int32Array(interruptBuffer);
+    }
+    worker.postMessage({
+      type: "init",
+      config: {
+        indexURL: o.indexURL,
+        lockFileURL: o.lockFileURL || null,
+        importPackages: o.importPackages || {},
+        runtimeURL: String(o.runtimeURL),
+        preload: o.preload || [],
+        coreBytes: coreBytes + preloadBytes,
+        downloadBytes: o.downloadBytes || {},
+        interruptBuffer,
+      },
+    });
+    this.emit("state");
+    this.emit("progress");
+  }
+
+  /** Queue a run. `job` = {code, setup, filename, onEvent(msg)}; returns the job. */
+  run(job) {
+    job.id = nextRunId++;
+    job.phase = "queued";
+    this.queue.push(job);
+    if (this.state === "idle" || this.state === "failed") this.spawn();
+    job.onEvent({ type: "queued", position: this.queue.length, waitingForPython: this.state !== "ready" });
+    this.pump();
+    return job;
+  }
+
+  /** Stop a queued or running job. reason: "user" | "timeout". */
+  stop(job, reason = "user") {
+    const i = this.queue.indexOf(job);
+    if (i >= 0) {
+      this.queue.splice(i, 1);
+      this.finish(job, { type: "done", status: "cancelled", reason });
+      return;
+    }
+    if (job !== this.current || job.stopRequested) return;
+    job.stopRequested = reason;
+    if (job.phase !== "started") {
+      // Still loading packages: the worker drops the run before executing it.
+      this.worker.postMessage({ type: "cancel", id: job.id });
+      job.stopTimer = setTimeout(() => this.hardStop(job), STOP_GRACE_MS);
+      return;
+    }
+    if (this.interruptView) {
+      Atomics.store(this.interruptView, 0, 2); // SIGINT -> KeyboardInterrupt
+      job.stopTimer = setTimeout(() => this.hardStop(job), STOP_GRACE_MS);
+    } else {
+      this.hardStop(job);
+    }
+  }
+
+  hardStop(job) {
+    if (job !== this.current) return;
+    this.killWorker();
+    this.current = null;
+    this.finish(job, { type: "done", status: "stopped", reason: job.stopRequested || "user", reset: true });
+    this.spawn();
+    this.pump();
+  }
+
+  crash(worker, message) {
+    if (worker !== this.worker) return;
+    const job = this.current;
+    this.killWorker();
+    this.current = null;
+    if (this.state === "loading" && !job) {
+      this.fail(message);
+      return;
+    }
+    if (job) this.finish(job, { type: "done", status: "crashed", message, reset: true });
+    // A fresh worker for the next run (the namespace is gone either way).
+    this.state = "idle";
+    this.emit("state");
+    if (this.queue.length) this.spawn();
+    this.pump();
+  }
+
+  fail(message) {
+    this.killWorker();
+    this.state = "failed";
+    this.failure = message;
+    const waiting = this.queue.splice(0);
+    for (const job of waiting) this.finish(job, { type: "done", status: "failed", message });
+    this.emit("state");
+  }
+
+  killWorker() {
+    if (this.worker) {
+      this.worker.onmessage = this.worker.onerror = this.worker.onmessageerror = null;
+      this.worker.terminate();
+    }
+    this.worker = null;
+    this.interruptView = null;
+  }
+
+  pump() {
+    if (this.state !== "ready" || this.current || !this.queue.length) return;
+    const job = this.queue.shift();
+    this.current = job;
+    job.phase = "sent";
+    job.generation = this.generation;
+    if (this.interruptView) Atomics.store(this.interruptView, 0, 0);
+    this.worker.postMessage({
+      type: "run", id: job.id, code: job.code, setup: job.setup || "", filename: job.filename,
+      maxLines: this.options.maxLines || 2000, maxChars: this.options.maxChars || 200000,
+    });
+    for (const [n, other] of this.queue.entries()) other.onEvent({ type: "queued", position: n + 1 });
+  }
+
+  finish(job, msg) {
+    clearTimeout(job.stopTimer);
+    clearTimeout(job.limitTimer);
+    job.phase = "done";
+    job.onEvent(msg);
+  }
+
+  onMessage(worker, msg) {
+    if (worker !== this.worker) return;
+    switch (msg.type) {
+      case "progress":
+        this.progress = { phase: msg.phase, loaded: msg.loaded, total: msg.total };
+        if (msg.phase === "packages" && this.current && msg.id === this.current.id) {
+          this.current.onEvent(msg);
+        } else if (msg.phase === "core") {
+          this.emit("progress");
+        }
+        return;
+      case "ready":
+        this.state = "ready";
+        this.emit("state");
+        this.pump();
+        return;
+      case "init-error":
+        this.fail(msg.message);
+        return;
+      case "fatal":
+        this.crash(worker, msg.message);
+        return;
+      default:
+        break;
+    }
+    const job = this.current;
+    if (!job || msg.id !== job.id) return;
+    if (msg.type === "started") {
+      job.phase = "started";
+      const limit = Number(this.options.timeLimitS) || 0;
+      if (limit > 0) job.limitTimer = setTimeout(() => this.stop(job, "timeout"), limit * 1000);
+    }
+    if (msg.type === "done") {
+      this.current = null;
+      const status = job.stopRequested && msg.status !== "ok" ? "stopped" : msg.status;
+      this.finish(job, { ...msg, status, reason: job.stopRequested || undefined, reset: false });
+      this.pump();
+      return;
+    }
+    job.onEvent(msg);
+  }
+
+  emit(type) {
+    this.dispatchEvent(new Event(type));
+  }
+
+  dispose() {
+    this.killWorker();
+    this.state = "disposed";
+    for (const job of this.queue.splice(0)) clearTimeout(job.stopTimer);
+    this.current = null;
+  }
+}

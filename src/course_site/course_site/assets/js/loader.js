@@ -1,0 +1,100 @@
+/* Course cells and quizzes: the page entry point.
+ *
+ *   <script type="module" src="…/assets/course/js/loader.js"></script>
+ *
+ * Does nothing on a page without .course-cell or .course-quiz.  With cells it
+ * reads ../runtime.json (next to js/), turns each cell into an editor, and starts
+ * the Python worker when the page is idle; a Run clicked earlier just waits.
+ * Works with Material's instant navigation (document$) as well as plain loads.
+ */
+
+const RUNTIME_JSON = new URL("../runtime.json", import.meta.url);
+const DEFAULTS = {
+  pyodide_index_url: "../../pyodide/v0.27.7/",
+  preload_packages: ["numpy"],
+  download_bytes: {},
+  import_packages: {},
+  time_limit_s: 0,
+  version: "",
+};
+
+let page = null; // { kernel, cells, path }
+
+async function loadConfig() {
+  try {
+    const response = await fetch(RUNTIME_JSON, { cache: "no-cache" });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    return { ...DEFAULTS, ...(await response.json()) };
+  } catch (err) {
+    console.warn(`course: could not read ${RUNTIME_JSON} (${err}); using defaults`);
+    return { ...DEFAULTS };
+  }
+}
+
+function whenIdle(fn) {
+  if ("requestIdleCallback" in window) requestIdleCallback(() => fn(), { timeout: 2000 });
+  else setTimeout(fn, 300);
+}
+
+function versioned(url, version) {
+  const u = new URL(url);
+  if (version) u.searchParams.set("v", version);
+  return u;
+}
+
+async function enhanceCells(roots) {
+  const [{ Cell }, { Kernel }, config] = await Promise.all([
+    import("./cell.js"), import("./kernel.js"), loadConfig(),
+  ]);
+  const v = config.version;
+  const kernel = new Kernel({
+    workerURL: versioned(new URL("./worker.js", import.meta.url), v),
+    runtimeURL: versioned(new URL("../py/course_runtime.py", import.meta.url), v),
+    indexURL: new URL(config.pyodide_index_url, RUNTIME_JSON).href,
+    lockFileURL: config.lock_file_url ? new URL(config.lock_file_url, RUNTIME_JSON).href : null,
+    importPackages: config.import_packages || {},
+    preload: config.preload_packages || [],
+    downloadBytes: config.download_bytes || {},
+    timeLimitS: Number(config.time_limit_s) || 0,
+  });
+  const cells = [];
+  for (const root of roots) {
+    if (root.classList.contains("course-cell--live")) continue;
+    try {
+      cells.push(new Cell(root, kernel));
+    } catch (err) {
+      console.error("course: could not enhance", root, err); // the static block stays
+    }
+  }
+  for (const cell of cells) if (cell.root.dataset.autorun === "true") cell.run();
+  whenIdle(() => kernel.start());
+  return { kernel, cells };
+}
+
+async function init() {
+  const path = location.pathname;
+  if (page && page.path !== path) {
+    // Instant navigation replaced the content: the old page's Python goes away.
+    page.kernel?.dispose();
+    for (const cell of page.cells || []) cell.destroy();
+    page = null;
+  }
+  const quizzes = document.querySelectorAll("form.course-quiz:not([data-course-quiz])");
+  if (quizzes.length) {
+    for (const form of quizzes) form.dataset.courseQuiz = "";
+    import("./quiz.js").then(({ initQuizzes }) => initQuizzes(quizzes));
+  }
+  const roots = [...document.querySelectorAll(".course-cell:not(.course-cell--live)")];
+  if (!roots.length || page) return;
+  page = { path, cells: [], kernel: null };
+  const current = page;
+  const { kernel, cells } = await enhanceCells(roots);
+  if (page === current) Object.assign(current, { kernel, cells });
+  else kernel.dispose();
+}
+
+init();
+if (window.document$ && typeof window.document$.subscribe === "function") {
+  // Material's instant navigation swaps the page without reloading this module.
+  window.document$.subscribe(() => init());
+}

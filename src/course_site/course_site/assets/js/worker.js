@@ -1,0 +1,418 @@
+/* Course cells: the Python side, in a classic Web Worker (one per page).
+ *
+ * A classic worker (not a module worker) so that pyodide.js can be loaded with
+ * importScripts from any index URL (self-hosted or a CDN) in every browser that
+ * runs Pyodide.  The main-thread side is kernel.js; the message protocol is
+ * documented there.  Python-side glue: ../py/course_runtime.py (fetched as text
+ * and written into Pyodide's file system).
+ */
+"use strict";
+
+const HOST_MODULE = "_course_host";
+const RUNTIME_DIR = "/home/pyodide/.course";
+
+let pyodide = null;
+let runCellProxy = null;
+let extraPackagesProxy = null;
+let importPackages = null; // Python dict: module -> [package names], from runtime.json
+let interruptView = null;
+let config = null;
+let queue = Promise.resolve();
+let current = null; // { id, limits, ... } while a run executes
+const cancelled = new Set(); // run ids dropped while their packages loaded
+
+/* ------------------------------------------------------------------ progress */
+
+// Bytes are counted as the response bodies stream in (decompressed, like the
+// sizes in runtime.json).  `phase` is "core" while Pyodide boots, "packages"
+// while a run loads wheels.
+const progress = { phase: "core", loaded: 0, total: 0, id: null, packages: [] };
+let lastProgressPost = 0;
+
+function postProgress(force) {
+  const now = performance.now();
+  if (!force && now - lastProgressPost < 80) return;
+  lastProgressPost = now;
+  self.postMessage({
+    type: "progress", phase: progress.phase, loaded: progress.loaded,
+    total: progress.total, id: progress.id, packages: progress.packages,
+  });
+}
+
+const nativeFetch = self.fetch.bind(self);
+const prefetched = new Map(); // absolute URL -> Promise<Response> (used once)
+
+function countBody(response) {
+  if (!response.ok || !response.body || typeof TransformStream !== "function") return response;
+  const counter = new TransformStream({
+    transform(chunk, controller) {
+      progress.loaded += chunk.byteLength;
+      postProgress(false);
+      controller.enqueue(chunk);
+    },
+  });
+  // A new Response with the same headers keeps Content-Type (application/wasm),
+  // so WebAssembly.instantiateStreaming still accepts it.
+  return new Response(response.body.pipeThrough(counter), {
+    status: response.status, statusText: response.statusText, headers: response.headers,
+  });
+}
+
+function absoluteURL(input) {
+  const raw = typeof input === "string" || input instanceof URL ? String(input) : input.url;
+  return new URL(raw, self.location.href).href;
+}
+
+self.fetch = function courseFetch(input, init) {
+  const url = absoluteURL(input);
+  const early = prefetched.get(url);
+  if (early) {
+    prefetched.delete(url);
+    return early;
+  }
+  return nativeFetch(input, init).then(countBody);
+};
+
+function prefetch(url) {
+  const promise = nativeFetch(url).then(countBody);
+  prefetched.set(url, promise);
+  promise.catch(() => prefetched.delete(url));
+  return promise;
+}
+
+/* ------------------------------------------------------------------ output */
+
+const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
+let pendingText = "";
+let pendingStream = null;
+let lastFlush = 0;
+
+function flushStream() {
+  if (current && pendingText) {
+    self.postMessage({ type: "stream", id: current.id, stream: pendingStream, text: pendingText });
+  }
+  pendingText = "";
+  pendingStream = null;
+  lastFlush = performance.now();
+}
+
+function countNewlines(text) {
+  let n = 0;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+function dropBytes(buf) {
+  const c = current;
+  c.droppedBytes += buf.length;
+  for (let i = 0; i < buf.length; i++) if (buf[i] === 10) c.droppedLines++;
+  c.lastDroppedNewline = buf.length ? buf[buf.length - 1] === 10 : c.lastDroppedNewline;
+}
+
+function announceCap() {
+  if (current.capNoticeSent) return;
+  current.capNoticeSent = true;
+  flushStream();
+  self.postMessage({
+    type: "capped", id: current.id, maxLines: current.maxLines, maxChars: current.maxChars,
+  });
+}
+
+function writeStream(stream, buf) {
+  const c = current;
+  if (!c) return buf.length; // output outside a run (should not happen): discard
+  if (c.capped) {
+    dropBytes(buf);
+    return buf.length;
+  }
+  let text = decoders[stream].decode(buf, { stream: true });
+  if (!text) return buf.length;
+  const newlines = countNewlines(text);
+  if (c.lines + newlines > c.maxLines || c.chars + text.length > c.maxChars) {
+    // Keep what fits, drop the rest, stop streaming for this run.
+    let cut = Math.min(text.length, Math.max(0, c.maxChars - c.chars));
+    let seen = 0;
+    for (let i = text.indexOf("\n"); i !== -1 && i < cut; i = text.indexOf("\n", i + 1)) {
+      seen++;
+      if (c.lines + seen >= c.maxLines) { cut = i + 1; break; }
+    }
+    const kept = text.slice(0, cut);
+    const dropped = text.slice(cut);
+    c.capped = true;
+    c.droppedBytes += dropped.length;
+    c.droppedLines += countNewlines(dropped);
+    c.lastDroppedNewline = dropped.endsWith("\n");
+    text = kept;
+    c.lines += countNewlines(kept);
+    c.chars += kept.length;
+    if (text) appendPending(stream, text);
+    announceCap();
+    return buf.length;
+  }
+  c.lines += newlines;
+  c.chars += text.length;
+  appendPending(stream, text);
+  return buf.length;
+}
+
+function appendPending(stream, text) {
+  if (pendingStream && pendingStream !== stream) flushStream();
+  pendingStream = stream;
+  pendingText += text;
+  // The worker is busy running Python, so timers cannot fire: flush from here.
+  if (pendingText.length > 16384 || performance.now() - lastFlush > 40) flushStream();
+}
+
+/* Called from Python (module _course_host). */
+const host = {
+  emit_text(kind, text) {
+    flushStream();
+    if (!current) return;
+    if (text.length > current.maxChars) {
+      text = text.slice(0, current.maxChars) + `\n… ${text.length - current.maxChars} characters dropped`;
+    }
+    self.postMessage({ type: kind, id: current.id, text });
+  },
+  emit_figure(png, alt) {
+    flushStream();
+    if (!current) return;
+    const bytes = png.slice ? png.slice() : new Uint8Array(png);
+    self.postMessage({ type: "figure", id: current.id, png: bytes.buffer, alt }, [bytes.buffer]);
+  },
+};
+
+const GLUE = `
+import sys, os, __main__
+sys.path.insert(0, ${JSON.stringify(RUNTIME_DIR)})
+os.environ["MPLBACKEND"] = "agg"
+import course_runtime
+from pyodide.ffi import to_js
+from ${HOST_MODULE} import emit_text, emit_figure
+course_runtime.install_input_guard()
+
+def _emit(kind, payload):
+    if kind == "figure":
+        emit_figure(to_js(payload["png"]), payload["alt"])
+    else:
+        emit_text(kind, str(payload))
+
+def _run(code, setup, filename):
+    ns = __main__.__dict__
+    ok = True
+    if setup:
+        ok = course_runtime.run_cell(setup, ns, filename="<setup>", emit=_emit)
+    if ok:
+        ok = course_runtime.run_cell(code, ns, filename=filename, emit=_emit)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+    return ok
+
+def _extra_packages(code, mapping):
+    """Packages that importing a module needs beyond what an import scan shows."""
+    import ast
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return sorted({pkg for name in names for pkg in mapping.get(name, ())})
+
+{"run": _run, "extra_packages": _extra_packages}
+`;
+
+/* ------------------------------------------------------------------ init */
+
+async function init(cfg) {
+  config = cfg;
+  const indexURL = new URL(cfg.indexURL, self.location.href).href.replace(/\/?$/, "/");
+  const lockFileURL = cfg.lockFileURL ? new URL(cfg.lockFileURL, self.location.href).href : indexURL + "pyodide-lock.json";
+  progress.phase = "core";
+  progress.total = cfg.coreBytes || 0;
+  postProgress(true);
+
+  // Start every big download at once; loadPyodide picks the responses up from
+  // `prefetched`, so each file is fetched once and its bytes are counted.
+  for (const url of [indexURL + "pyodide.asm.wasm", indexURL + "python_stdlib.zip", lockFileURL]) prefetch(url);
+  const runtimeSource = nativeFetch(cfg.runtimeURL).then((r) => {
+    if (!r.ok) throw new Error(`could not load ${cfg.runtimeURL}: HTTP ${r.status}`);
+    return r.text();
+  });
+  const scripts = [indexURL + "pyodide.js", indexURL + "pyodide.asm.js"].map((url) => ({
+    url, text: nativeFetch(url).then(countBody).then((r) => {
+      if (!r.ok) throw new Error(`could not load ${url}: HTTP ${r.status}`);
+      return r.text();
+    }),
+  }));
+  // Evaluate the scripts from the counted downloads (importScripts of a blob:
+  // URL) rather than importScripts(url), a synchronous, uncounted download.
+  // pyodide.asm.js defines _createPyodideModule, so loadPyodide skips loading it.
+  for (const { url, text } of scripts) {
+    const blobURL = URL.createObjectURL(new Blob([await text], { type: "text/javascript" }));
+    try {
+      importScripts(blobURL);
+    } catch (err) {
+      importScripts(url);
+    } finally {
+      URL.revokeObjectURL(blobURL);
+    }
+  }
+
+  const py = await self.loadPyodide({
+    indexURL,
+    lockFileURL,
+    packages: cfg.preload || [],
+    env: { MPLBACKEND: "agg" },
+    stdout: () => {}, stderr: () => {},
+  });
+  py.setStdout({ write: (buf) => writeStream("stdout", buf) });
+  py.setStderr({ write: (buf) => writeStream("stderr", buf) });
+  if (cfg.interruptBuffer) {
+    interruptView = new Int32Array(cfg.interruptBuffer);
+    py.setInterruptBuffer(interruptView);
+  }
+  py.FS.mkdirTree(RUNTIME_DIR);
+  py.FS.writeFile(`${RUNTIME_DIR}/course_runtime.py`, await runtimeSource);
+  py.registerJsModule(HOST_MODULE, host);
+  const glue = py.runPython(GLUE, { globals: py.toPy({}) });
+  runCellProxy = glue.get("run");
+  extraPackagesProxy = glue.get("extra_packages");
+  importPackages = py.toPy(cfg.importPackages || {});
+  pyodide = py;
+  progress.loaded = progress.total = Math.max(progress.loaded, progress.total);
+  postProgress(true);
+}
+
+/* ------------------------------------------------------------------ runs */
+
+/* Expected bytes for a "Loading a, b, c" step.  runtime.json's download_bytes
+ * are keyed by the package a learner imports ("matplotlib" = matplotlib and the
+ * dependencies it adds beyond numpy), so sum the keys that appear in the list.
+ * 0 means unknown (the page then shows the loaded bytes only). */
+function packageSizes(names) {
+  const sizes = config.downloadBytes || {};
+  let total = 0;
+  for (const name of names) {
+    const size = sizes[name] ?? sizes[name.toLowerCase().replace(/_/g, "-")];
+    if (name !== "core" && typeof size === "number") total += size;
+  }
+  return total;
+}
+
+async function run(msg) {
+  const c = {
+    id: msg.id, maxLines: msg.maxLines || 2000, maxChars: msg.maxChars || 200000,
+    lines: 0, chars: 0, capped: false, capNoticeSent: false,
+    droppedLines: 0, droppedBytes: 0, lastDroppedNewline: true,
+  };
+  current = c;
+  pendingText = "";
+  pendingStream = null;
+  decoders.stdout = new TextDecoder();
+  decoders.stderr = new TextDecoder();
+  let ok = false;
+  let status = "error";
+  const t0 = performance.now();
+  let t1 = t0;
+  try {
+    // Wheels for the imports (numpy, matplotlib, posenc, …) that the lock knows.
+    progress.phase = "packages";
+    progress.id = msg.id;
+    const onMessage = (text) => {
+      const m = /^Loading (.+)$/.exec(String(text));
+      if (!m) return;
+      const names = m[1].split(",").map((s) => s.trim()).filter(Boolean);
+      progress.packages = names;
+      progress.loaded = 0;
+      progress.total = packageSizes(names);
+      postProgress(true);
+    };
+    const quiet = { messageCallback: onMessage, errorCallback: () => {} };
+    for (const source of [msg.setup, msg.code]) {
+      if (!source) continue;
+      await pyodide.loadPackagesFromImports(source, quiet);
+      const extra = extraPackagesProxy(source, importPackages);
+      const names = extra.toJs();
+      extra.destroy();
+      if (names.length) await pyodide.loadPackage(names, quiet);
+    }
+    progress.id = null;
+    progress.packages = [];
+    if (cancelled.delete(msg.id)) {
+      status = "cancelled";
+      return;
+    }
+    if (interruptView) Atomics.store(interruptView, 0, 0);
+    self.postMessage({ type: "started", id: msg.id });
+    t1 = performance.now();
+    ok = runCellProxy(msg.code, msg.setup || "", msg.filename);
+    status = ok ? "ok" : "error";
+  } catch (err) {
+    // A Python exception escaping run_cell (e.g. KeyboardInterrupt while saving
+    // figures) or a fatal Pyodide error.
+    flushStream();
+    const text = String(err && err.message ? err.message : err);
+    if (/KeyboardInterrupt/.test(text)) {
+      status = "error";
+      self.postMessage({ type: "error", id: msg.id, text: "KeyboardInterrupt\n" });
+    } else if (isFatal(err)) {
+      self.postMessage({ type: "fatal", id: msg.id, message: text });
+      current = null;
+      throw err;
+    } else {
+      self.postMessage({ type: "error", id: msg.id, text });
+    }
+  } finally {
+    if (current === c) {
+      flushStream();
+      decoders.stdout.decode();
+      decoders.stderr.decode();
+      if (c.droppedBytes) {
+        const lines = c.droppedLines + (c.lastDroppedNewline ? 0 : 1);
+        self.postMessage({ type: "dropped", id: c.id, lines, chars: c.droppedBytes });
+      }
+      self.postMessage({
+        type: "done", id: c.id, ok, status,
+        ms: Math.round(performance.now() - t1), totalMs: Math.round(performance.now() - t0),
+      });
+      current = null;
+    }
+  }
+}
+
+function isFatal(err) {
+  if (!pyodide) return true;
+  const text = String(err);
+  if (/fatal error|Aborted\(|RuntimeError: (unreachable|memory access out of bounds)|Maximum call stack/i.test(text)) return true;
+  return !(err && err.constructor && err.constructor.name === "PythonError");
+}
+
+/* ------------------------------------------------------------------ messages */
+
+self.onmessage = (event) => {
+  const msg = event.data;
+  if (msg.type === "init") {
+    queue = init(msg.config).then(
+      () => self.postMessage({ type: "ready", version: pyodide.version }),
+      (err) => {
+        self.postMessage({ type: "init-error", message: String(err && err.stack ? err.stack : err) });
+        throw err;
+      },
+    );
+  } else if (msg.type === "cancel") {
+    cancelled.add(msg.id);
+  } else if (msg.type === "run") {
+    // Runs are serialized here too, although the kernel only sends one at a time.
+    queue = queue.then(() => run(msg)).catch((err) => {
+      console.error("course worker:", err);
+    });
+  }
+};
