@@ -3,7 +3,7 @@
 Layout under the site folder::
 
     course-sw.js                 the service worker: offline use, cache-first Pyodide
-    pyodide/v0.27.7/             verified Pyodide core files and wheels (immutable)
+    pyodide/v0.27.7/             verified Pyodide core files and wheels, matplotlib's font list
     assets/course/js|css|vendor|py/   the cell runner
     assets/course/wheels/<hash>/posenc-<version>-py3-none-any.whl
     assets/course/pyodide-lock-<hash>.json   the official lock, trimmed, plus posenc
@@ -30,6 +30,8 @@ ASSETS = Path(__file__).parent / "assets"
 SITE_FOLDER = "assets/course"
 STYLESHEET = f"{SITE_FOLDER}/css/course.css"
 LOADER = f"{SITE_FOLDER}/js/loader.js"
+FONT_CACHE = "matplotlib-fontlist.json"
+"""matplotlib's font list, prebuilt in Pyodide by scripts/matplotlib_font_cache.mjs."""
 SERVICE_WORKER = Path(__file__).with_name("service_worker.js")
 SERVICE_WORKER_NAME = "course-sw.js"  # at the site root, so that its scope covers every page
 PRELOAD = ["numpy"]
@@ -91,6 +93,8 @@ def publish(bundle: Bundle, config: CourseConfig, site_dir: Path, site_url: str 
     index = site_dir / "pyodide" / f"v{bundle.version}"
     if bundle.base_url is None:
         pyodide_assets.copy_assets(bundle.assets, index)
+    index.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(bundle.manifest.with_name(FONT_CACHE), index / FONT_CACHE)
     wheel_dir = course / "wheels" / bundle.wheel.sha256[:16]
     wheel_dir.mkdir(parents=True, exist_ok=True)
     shutil.copy2(bundle.wheel.path, wheel_dir / bundle.wheel.file_name)
@@ -112,6 +116,7 @@ def publish(bundle: Bundle, config: CourseConfig, site_dir: Path, site_url: str 
         "time_limit_s": bundle.time_limit,
         "pyodide_version": bundle.version,
         "service_worker": f"../../{SERVICE_WORKER_NAME}",
+        "matplotlib_font_cache": f"../../pyodide/v{bundle.version}/{FONT_CACHE}",
         "version": f"{bundle.version}-{bundle.wheel.sha256[:8]}-{lock_name[13:21]}",
     }
     (course / "runtime.json").write_text(json.dumps(runtime, indent=2))
