@@ -1,0 +1,265 @@
+"""Figures for the lesson: heatmaps of encodings and a three-way comparison.
+
+matplotlib is imported *inside* each function, so ``import posenc`` and
+``import posenc.plot`` work (and stay fast) where matplotlib is absent or slow
+to load, e.g. in Pyodide before the package is fetched.
+
+Figures are created with ``matplotlib.pyplot.figure`` / ``pyplot.subplots``, so
+they are registered with pyplot: a notebook or the course's cell runner picks up
+open figures by itself. Every function also *returns* its ``Figure``; none calls
+``plt.show()``. Close figures you no longer need with ``plt.close(fig)``.
+Each figure carries a title (the course uses it as alt text) and is sized for
+about 8 x 3 inches.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from posenc._validate import as_real_array, check_count, check_d_model, check_positive, check_seed
+from posenc.learned import LearnedEmbedding
+from posenc.rope import rope
+from posenc.sinusoidal import sinusoidal
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = ["compare", "cosine_similarity", "heatmap", "similarity"]
+
+_FIGSIZE = (8.0, 3.0)  # inches
+
+
+def _new_axes(ax: Axes | None, figsize: tuple[float, float] = _FIGSIZE) -> tuple[Figure, Axes]:
+    """Return ``(figure, axes)``: the given axes' figure, or a new pyplot figure."""
+    if ax is not None:
+        return ax.figure, ax  # type: ignore[return-value]
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=figsize, layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def _as_matrix(matrix: ArrayLike, name: str = "matrix") -> NDArray[np.floating]:
+    """A finite 2-D float array."""
+    matrix = as_real_array(matrix, name, min_ndim=2)
+    if matrix.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (rows x columns), got shape {matrix.shape}")
+    return matrix
+
+
+def heatmap(
+    matrix: ArrayLike,
+    *,
+    title: str = "Sinusoidal positional encoding",
+    xlabel: str = "embedding dimension i",
+    ylabel: str = "position pos",
+    cmap: str = "RdBu_r",
+    ax: Axes | None = None,
+) -> Figure:
+    """Show a positions x dimensions matrix as an image with a colorbar.
+
+    Colour limits are symmetric, ``[-max|m|, +max|m|]``, so 0 is always the
+    neutral middle of a diverging colormap.
+
+    Parameters
+    ----------
+    matrix : array_like, shape (n_positions, d_model)
+        Finite values, e.g. ``sinusoidal(64, 64)``. Row 0 is drawn at the top.
+    title, xlabel, ylabel : str
+        Axes title and labels.
+    cmap : str, default "RdBu_r"
+        Any matplotlib colormap name.
+    ax : matplotlib Axes, optional
+        Draw into these axes instead of a new ~8 x 3 in pyplot figure.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+        The figure holding the axes (not shown; the caller or runner displays it).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``matrix`` is not a finite, real, 2-D array.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig = heatmap(sinusoidal(32, 16))
+    >>> fig.axes[0].get_title()
+    'Sinusoidal positional encoding'
+    >>> plt.close(fig)
+    """
+    matrix = _as_matrix(matrix)
+    fig, ax = _new_axes(ax)
+    limit = float(np.max(np.abs(matrix))) if matrix.size else 0.0
+    limit = limit or 1.0  # all-zero matrix: any symmetric range will do
+    image = ax.imshow(
+        matrix, cmap=cmap, vmin=-limit, vmax=limit, aspect="auto", interpolation="nearest"
+    )
+    fig.colorbar(image, ax=ax, shrink=0.9)
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    return fig
+
+
+def cosine_similarity(matrix: ArrayLike) -> NDArray[np.float64]:
+    r"""Cosine similarity of every pair of rows, ``S[p, q] = u_p . u_q / (|u_p| |u_q|)``.
+
+    Parameters
+    ----------
+    matrix : array_like, shape (n, d)
+        One vector per row (e.g. per position). A zero row has similarity 0
+        with everything.
+
+    Returns
+    -------
+    similarity : ndarray of float64, shape (n, n)
+        Symmetric, entries in ``[-1, 1]``.
+
+    Examples
+    --------
+    >>> np.round(cosine_similarity([[1.0, 0.0], [1.0, 1.0]]), 3)
+    array([[1.   , 0.707],
+           [0.707, 1.   ]])
+    """
+    matrix = _as_matrix(matrix).astype(np.float64, copy=False)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)  # (n, 1)
+    unit = matrix / np.where(norms > 0, norms, 1.0)  # zero rows stay zero
+    return np.clip(unit @ unit.T, -1.0, 1.0)
+
+
+def similarity(
+    matrix: ArrayLike,
+    *,
+    title: str = "Cosine similarity between positions",
+    cmap: str = "RdBu_r",
+    ax: Axes | None = None,
+) -> Figure:
+    """Heatmap of :func:`cosine_similarity` between the rows (positions) of ``matrix``.
+
+    For the sinusoidal encoding the picture is bright along the diagonal and
+    fades with distance: nearby positions have similar vectors.
+
+    Parameters
+    ----------
+    matrix : array_like, shape (n_positions, d_model)
+        One vector per position.
+    title : str
+        Axes title.
+    cmap : str, default "RdBu_r"
+        Diverging colormap; limits are fixed to ``[-1, 1]``.
+    ax : matplotlib Axes, optional
+        Draw into these axes instead of a new pyplot figure.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig = similarity(sinusoidal(16, 8))
+    >>> fig.axes[0].get_xlabel()
+    'position'
+    >>> plt.close(fig)
+    """
+    sim = cosine_similarity(matrix)  # (n, n)
+    fig, ax = _new_axes(ax, figsize=(4.5, 3.6))
+    image = ax.imshow(sim, cmap=cmap, vmin=-1.0, vmax=1.0, interpolation="nearest")
+    fig.colorbar(image, ax=ax, shrink=0.9)
+    ax.set_title(title)
+    ax.set_xlabel("position")
+    ax.set_ylabel("position")
+    return fig
+
+
+def _rope_scores(n_positions: int, d_model: int, seed: int | None, base: float) -> NDArray:
+    """``S[m, n] = rope(q)_m . rope(k)_n`` for one fixed random ``q`` and ``k``, shape (n, n).
+
+    The same ``q`` sits at every query position and the same ``k`` at every
+    key position, so any change along a row comes from the rotation alone. S
+    depends only on ``m - n``: constant along each diagonal (a Toeplitz matrix).
+    """
+    rng = np.random.default_rng(seed)
+    q, k = rng.normal(size=(2, d_model))  # (d_model,) each
+    queries = rope(np.tile(q, (n_positions, 1)), base=base)  # (n, d_model)
+    keys = rope(np.tile(k, (n_positions, 1)), base=base)  # (n, d_model)
+    return queries @ keys.T / np.sqrt(d_model)
+
+
+def compare(
+    n_positions: int = 64, d_model: int = 64, *, seed: int = 0, base: float = 10000.0
+) -> Figure:
+    """Three panels: sinusoidal (fixed), learned absolute (random init), RoPE (relative).
+
+    * left -- ``sinusoidal(n_positions, d_model)``: smooth waves, fast on the
+      left columns, slow on the right;
+    * middle -- a freshly initialised ``LearnedEmbedding`` table: noise, no
+      structure until training puts some there;
+    * right -- RoPE's score ``rope(q)_m . rope(k)_n / sqrt(d)`` for one fixed
+      random ``q`` and ``k``: constant along every diagonal, i.e. it depends
+      only on the offset ``m - n``.
+
+    Parameters
+    ----------
+    n_positions : int, default 64
+        Number of positions (rows), >= 1.
+    d_model : int, default 64
+        Embedding width, positive and even.
+    seed : int, default 0
+        Seeds the learned table and the random ``q``, ``k``.
+    base : float, default 10000.0
+        Frequency base for sinusoidal and RoPE.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+        A new pyplot figure of about 9 x 3.2 in with a suptitle.
+
+    Raises
+    ------
+    TypeError, ValueError
+        On a bad count, width, seed or base (as the underlying functions).
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig = compare(16, 8)
+    >>> [ax.get_title() for ax in fig.axes[:3]]  # then come the three colorbars
+    ['sinusoidal (fixed)', 'learned absolute (random init)', 'RoPE (rotary, relative)']
+    >>> plt.close(fig)
+    """
+    n_positions = check_count(n_positions, "n_positions")
+    if n_positions < 1:
+        raise ValueError(f"n_positions must be at least 1, got {n_positions}")
+    d_model = check_d_model(d_model)
+    seed = check_seed(seed)
+    base = check_positive(base, "base")
+
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(9.0, 3.2), layout="constrained")
+    heatmap(sinusoidal(n_positions, d_model, base=base), title="sinusoidal (fixed)", ax=axes[0])
+    heatmap(
+        LearnedEmbedding(n_positions, d_model, seed=seed).table,
+        title="learned absolute (random init)",
+        ax=axes[1],
+    )
+    heatmap(
+        _rope_scores(n_positions, d_model, seed, base),
+        title="RoPE (rotary, relative)",
+        xlabel="key position n",
+        ylabel="query position m",
+        ax=axes[2],
+    )
+    fig.suptitle(
+        "Positional encodings: fixed waves, a random learned table, "
+        "and RoPE scores that depend only on m − n"
+    )
+    return fig

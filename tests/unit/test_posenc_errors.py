@@ -1,0 +1,228 @@
+"""Every documented bad input raises TypeError/ValueError naming the parameter."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from posenc import attention, attention_weights, causal_mask, rope, self_attention, sinusoidal
+
+nan, inf = float("nan"), float("inf")
+
+
+# --- sinusoidal ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("d_model", "match"),
+    [(7, r"d_model must be even"), (0, r"d_model must be positive"), (-4, "d_model.*positive")],
+)
+def test_sinusoidal_bad_d_model_value(d_model: int, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        sinusoidal(4, d_model)
+
+
+@pytest.mark.parametrize("d_model", [8.0, "8", None, True, np.float64(8)])
+def test_sinusoidal_bad_d_model_type(d_model: object) -> None:
+    with pytest.raises(TypeError, match="d_model"):
+        sinusoidal(4, d_model)  # type: ignore[arg-type]
+
+
+def test_sinusoidal_negative_count() -> None:
+    with pytest.raises(ValueError, match="positions must be a non-negative count"):
+        sinusoidal(-1, 8)
+
+
+@pytest.mark.parametrize("count", [3.0, np.float64(3.0), "3", b"3", True, np.bool_(True), 3j])
+def test_sinusoidal_non_integer_count(count: object) -> None:
+    with pytest.raises(TypeError, match="positions"):
+        sinusoidal(count, 8)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "positions", [np.zeros((2, 3)), [[0, 1]], np.array(5), np.array(2.5), [[1], [2, 3]]]
+)
+def test_sinusoidal_positions_not_1d(positions: object) -> None:
+    with pytest.raises(ValueError, match="positions"):
+        sinusoidal(positions, 8)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("bad", [nan, inf, -inf])
+def test_sinusoidal_positions_not_finite(bad: float) -> None:
+    with pytest.raises(ValueError, match="positions must be finite"):
+        sinusoidal([0.0, bad], 8)
+
+
+@pytest.mark.parametrize("positions", [["a", "b"], [True, False], [1 + 2j], [None, 1.0]])
+def test_sinusoidal_positions_not_real_numbers(positions: object) -> None:
+    with pytest.raises(TypeError, match="positions"):
+        sinusoidal(positions, 8)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("base", [0.0, -10.0, nan, inf, -inf])
+def test_sinusoidal_bad_base_value(base: float) -> None:
+    with pytest.raises(ValueError, match="base must be a positive finite number"):
+        sinusoidal(4, 8, base=base)
+
+
+@pytest.mark.parametrize("base", ["10000", None, True, [10000.0]])
+def test_sinusoidal_bad_base_type(base: object) -> None:
+    with pytest.raises(TypeError, match="base"):
+        sinusoidal(4, 8, base=base)  # type: ignore[arg-type]
+
+
+def test_sinusoidal_angle_overflow_refused() -> None:
+    """base < 1 makes frequencies > 1; huge positions would give sin(inf) = NaN."""
+    with pytest.raises(ValueError, match="positions too large for base"):
+        sinusoidal([1e300], 8, base=1e-20)
+
+
+# --- rope -----------------------------------------------------------------------------
+
+
+def test_rope_odd_last_dimension() -> None:
+    with pytest.raises(ValueError, match=r"x must have an even last dimension d.*d=5.*\(3, 5\)"):
+        rope(np.ones((3, 5)))
+
+
+@pytest.mark.parametrize("x", [np.ones(4), 1.0, [1.0, 2.0]])
+def test_rope_needs_two_dimensions(x: object) -> None:
+    with pytest.raises(ValueError, match=r"x must have at least 2 dimensions, got shape"):
+        rope(x)  # type: ignore[arg-type]
+
+
+def test_rope_positions_length_mismatch() -> None:
+    with pytest.raises(ValueError, match=r"positions has length 3 but x has seq=4"):
+        rope(np.ones((4, 2)), [0, 1, 2])
+    with pytest.raises(ValueError, match=r"positions has length 5"):
+        rope(np.ones((4, 2)), 5)
+
+
+@pytest.mark.parametrize("pairing", ["neox", "Half", "", None])
+def test_rope_unknown_pairing(pairing: object) -> None:
+    with pytest.raises(ValueError, match=r"pairing must be one of \('interleaved', 'half'\)"):
+        rope(np.ones((2, 2)), pairing=pairing)  # type: ignore[arg-type]
+
+
+def test_rope_bad_positions_and_base() -> None:
+    with pytest.raises(ValueError, match="positions must be finite"):
+        rope(np.ones((2, 2)), [0.0, nan])
+    with pytest.raises(ValueError, match="positions must be 1-D"):
+        rope(np.ones((2, 2)), [[0.0, 1.0]])
+    with pytest.raises(TypeError, match="positions"):
+        rope(np.ones((2, 2)), 2.0)
+    with pytest.raises(ValueError, match="base"):
+        rope(np.ones((2, 2)), base=0.0)
+    with pytest.raises(ValueError, match="positions too large for base"):
+        rope(np.ones((1, 4)), [1e300], base=1e-20)  # theta_1 = 1e10
+
+
+@pytest.mark.parametrize("bad", [nan, inf])
+def test_rope_non_finite_x(bad: float) -> None:
+    x = np.ones((2, 3, 4))
+    x[1, 2, 3] = bad
+    with pytest.raises(ValueError, match=r"x must be finite.*\(1, 2, 3\)"):
+        rope(x)
+
+
+@pytest.mark.parametrize("x", [np.ones((2, 2), dtype=bool), np.ones((2, 2), dtype=complex)])
+def test_rope_non_real_x(x: np.ndarray) -> None:
+    with pytest.raises(TypeError, match="x must be a real numeric array"):
+        rope(x)
+
+
+# --- attention -------------------------------------------------------------------------
+
+Q, K, V = np.ones((3, 4)), np.ones((5, 4)), np.ones((5, 2))
+
+
+def test_attention_dk_mismatch() -> None:
+    with pytest.raises(ValueError, match=r"shape.*q.shape=\(3, 4\).*k.shape=\(5, 3\)"):
+        attention(Q, np.ones((5, 3)), V)
+
+
+def test_attention_key_value_count_mismatch() -> None:
+    with pytest.raises(ValueError, match=r"shapes k.shape=\(5, 4\) and v.shape=\(6, 2\)"):
+        attention(Q, K, np.ones((6, 2)))
+
+
+def test_attention_batch_mismatch() -> None:
+    with pytest.raises(ValueError, match=r"shape.*q.shape=\(2, 3, 4\).*k.shape=\(3, 5, 4\)"):
+        attention(np.ones((2, 3, 4)), np.ones((3, 5, 4)), np.ones((3, 5, 2)))
+    with pytest.raises(ValueError, match=r"shape.*v.shape=\(4, 5, 2\)"):
+        attention(np.ones((2, 3, 4)), np.ones((2, 5, 4)), np.ones((4, 5, 2)))
+
+
+@pytest.mark.parametrize(("name", "args"), [("q", (np.ones(4), K, V)), ("k", (Q, np.ones(4), V))])
+def test_attention_needs_two_dimensions(name: str, args: tuple[np.ndarray, ...]) -> None:
+    with pytest.raises(ValueError, match=f"{name} must have at least 2 dimensions"):
+        attention(*args)
+
+
+def test_attention_empty_keys_and_dk() -> None:
+    with pytest.raises(ValueError, match="len_k"):
+        attention(Q, np.ones((0, 4)), np.ones((0, 2)))
+    with pytest.raises(ValueError, match="d_k"):
+        attention(np.ones((3, 0)), np.ones((5, 0)), V)
+
+
+@pytest.mark.parametrize("mask", [np.ones((3, 5)), np.ones((3, 5), dtype=int), [[1, 0, 1, 1, 1]]])
+def test_attention_mask_not_boolean(mask: object) -> None:
+    with pytest.raises(TypeError, match="mask must be a boolean array"):
+        attention(Q, K, V, mask=mask)
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (5, 5), (2, 3, 5)])
+def test_attention_mask_does_not_broadcast(shape: tuple[int, ...]) -> None:
+    with pytest.raises(ValueError, match=r"mask of shape .* does not broadcast"):
+        attention(Q, K, V, mask=np.ones(shape, dtype=bool))
+
+
+def test_attention_fully_masked_row() -> None:
+    mask = np.ones((3, 5), dtype=bool)
+    mask[1] = False
+    with pytest.raises(ValueError, match=r"mask blocks every key for query row \(1,\)"):
+        attention(Q, K, V, mask=mask)
+    with pytest.raises(ValueError, match="mask blocks every key"):
+        attention_weights(Q, K, mask=np.zeros(5, dtype=bool))
+
+
+@pytest.mark.parametrize("name", ["q", "k", "v"])
+@pytest.mark.parametrize("bad", [nan, inf, -inf])
+def test_attention_non_finite_input(name: str, bad: float) -> None:
+    arrays = {"q": Q.copy(), "k": K.copy(), "v": V.copy()}
+    arrays[name][0, 0] = bad
+    with pytest.raises(ValueError, match=f"{name} must be finite"):
+        attention(arrays["q"], arrays["k"], arrays["v"])
+
+
+def test_attention_score_overflow_refused() -> None:
+    big = np.full((1, 2), 1e200)
+    with pytest.raises(ValueError, match="overflow"):
+        attention(big, big, np.ones((1, 1)))
+
+
+def test_attention_non_numeric() -> None:
+    with pytest.raises(TypeError, match="q must be a real numeric array"):
+        attention([["a", "b"]], K[:, :2], V)
+
+
+def test_self_attention_projection_shapes() -> None:
+    x = np.ones((5, 6))
+    w, w_bad = np.ones((6, 4)), np.ones((5, 4))
+    with pytest.raises(ValueError, match=r"w_q must have shape \(d_model, d_out\).*\(5, 4\)"):
+        self_attention(x, w_bad, w, w)
+    with pytest.raises(ValueError, match=r"w_v.*shape"):
+        self_attention(x, w, w, w_bad)
+    with pytest.raises(ValueError, match=r"w_q.*shape"):
+        self_attention(x, np.ones((2, 6, 4)), w, w)
+    with pytest.raises(ValueError, match=r"w_q and w_k .*shapes"):
+        self_attention(x, w, np.ones((6, 3)), w)
+    with pytest.raises(ValueError, match="x must have at least 2 dimensions"):
+        self_attention(np.ones(6), w, w, w)
+
+
+@pytest.mark.parametrize(("n", "error"), [(-1, ValueError), (2.0, TypeError), (True, TypeError)])
+def test_causal_mask_bad_n(n: object, error: type[Exception]) -> None:
+    with pytest.raises(error, match="n must be"):
+        causal_mask(n)  # type: ignore[arg-type]

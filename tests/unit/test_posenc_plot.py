@@ -1,0 +1,121 @@
+"""posenc.plot: signatures the lesson relies on, figure content, no plt.show()."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from posenc import sinusoidal
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from posenc import plot  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _no_show_and_close(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    def forbidden(*args: object, **kwargs: object) -> None:
+        raise AssertionError("posenc.plot must never call plt.show()")
+
+    monkeypatch.setattr(plt, "show", forbidden)
+    yield
+    plt.close("all")
+
+
+def test_signatures() -> None:
+    assert str(inspect.signature(plot.heatmap)) == (
+        "(matrix: 'ArrayLike', *, title: 'str' = 'Sinusoidal positional encoding', "
+        "xlabel: 'str' = 'embedding dimension i', ylabel: 'str' = 'position pos', "
+        "cmap: 'str' = 'RdBu_r', ax: 'Axes | None' = None) -> 'Figure'"
+    )
+    assert str(inspect.signature(plot.compare)) == (
+        "(n_positions: 'int' = 64, d_model: 'int' = 64, *, seed: 'int' = 0, "
+        "base: 'float' = 10000.0) -> 'Figure'"
+    )
+
+
+def test_heatmap_content() -> None:
+    pe = sinusoidal(32, 16)
+    fig = plot.heatmap(pe)
+    assert isinstance(fig, Figure)
+    ax = fig.axes[0]
+    assert ax.get_title() == "Sinusoidal positional encoding"
+    assert ax.get_xlabel() == "embedding dimension i"
+    assert ax.get_ylabel() == "position pos"
+    assert len(fig.axes) == 2  # image + colorbar
+    image = ax.images[0]
+    np.testing.assert_array_equal(image.get_array(), pe)
+    low, high = image.get_clim()
+    assert low == -high == -np.abs(pe).max()
+    assert image.get_cmap().name == "RdBu_r"
+    width, height = fig.get_size_inches()
+    assert 6 <= width <= 10 and 2.5 <= height <= 4
+
+
+def test_heatmap_custom_labels_and_ax() -> None:
+    fig, (left, right) = plt.subplots(1, 2)
+    returned = plot.heatmap(
+        np.arange(6.0).reshape(2, 3), title="T", xlabel="X", ylabel="Y", cmap="viridis", ax=right
+    )
+    assert returned is fig
+    assert (right.get_title(), right.get_xlabel(), right.get_ylabel()) == ("T", "X", "Y")
+    assert right.images[0].get_clim() == (-5.0, 5.0)
+    assert not left.images
+
+
+def test_heatmap_zero_matrix_and_bad_input() -> None:
+    assert plot.heatmap(np.zeros((2, 2))).axes[0].images[0].get_clim() == (-1.0, 1.0)
+    with pytest.raises(ValueError, match="matrix must be 2-D"):
+        plot.heatmap(np.zeros((2, 2, 2)))
+    with pytest.raises(ValueError, match="matrix must have at least 2 dimensions"):
+        plot.heatmap(np.zeros(3))
+    with pytest.raises(ValueError, match="matrix must be finite"):
+        plot.heatmap([[0.0, np.nan]])
+
+
+def test_compare_panels() -> None:
+    fig = plot.compare(32, 16, seed=3)
+    assert isinstance(fig, Figure)
+    titles = [ax.get_title() for ax in fig.axes[:3]]
+    assert titles == [
+        "sinusoidal (fixed)",
+        "learned absolute (random init)",
+        "RoPE (rotary, relative)",
+    ]
+    assert fig.get_suptitle()
+    sin_img, learned_img, rope_img = (ax.images[0].get_array() for ax in fig.axes[:3])
+    np.testing.assert_array_equal(sin_img, sinusoidal(32, 16))
+    assert learned_img.shape == (32, 16)
+    # the RoPE panel is Toeplitz: constant along every diagonal (depends on m - n only)
+    assert rope_img.shape == (32, 32)
+    for offset in range(-31, 32):
+        diagonal = np.diagonal(rope_img, offset)
+        np.testing.assert_allclose(diagonal, diagonal[0], atol=1e-10)
+
+
+def test_compare_defaults_and_errors() -> None:
+    fig = plot.compare()
+    assert fig.axes[0].images[0].get_array().shape == (64, 64)
+    with pytest.raises(ValueError, match="d_model"):
+        plot.compare(8, 7)
+    with pytest.raises(ValueError, match="n_positions"):
+        plot.compare(0, 8)
+    with pytest.raises(TypeError, match="n_positions"):
+        plot.compare(8.0, 8)  # type: ignore[arg-type]
+
+
+def test_similarity() -> None:
+    pe = sinusoidal(20, 16)
+    sim = plot.cosine_similarity(pe)
+    np.testing.assert_allclose(np.diag(sim), 1.0)
+    np.testing.assert_allclose(sim, sim.T)
+    fig = plot.similarity(pe)
+    assert fig.axes[0].get_title() == "Cosine similarity between positions"
+    np.testing.assert_allclose(fig.axes[0].images[0].get_array(), sim)
+    assert plot.cosine_similarity(np.zeros((2, 3))).tolist() == [[0.0, 0.0], [0.0, 0.0]]
