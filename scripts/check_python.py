@@ -2,7 +2,7 @@
 
 import sys
 
-if sys.version_info < (3, 11):
+if sys.version_info < (3, 11):  # noqa: UP036 - this check exists for older Pythons
     found = ".".join(map(str, sys.version_info[:3]))
     sys.exit(
         f"This project needs Python 3.11 or newer; `{sys.executable}` is {found}.\n"

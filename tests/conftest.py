@@ -14,6 +14,7 @@ import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 from urllib.parse import urlparse
 
 import pytest
@@ -58,8 +59,12 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 class _Handler(SimpleHTTPRequestHandler):
-    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".wasm": "application/wasm", ".mjs": "text/javascript"}
-    extra_headers: dict[str, str] = {}
+    extensions_map: ClassVar[dict[str, str]] = {
+        **SimpleHTTPRequestHandler.extensions_map,
+        ".wasm": "application/wasm",
+        ".mjs": "text/javascript",
+    }
+    extra_headers: ClassVar[dict[str, str]] = {}
 
     def end_headers(self) -> None:
         for name, value in self.extra_headers.items():

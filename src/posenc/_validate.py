@@ -63,12 +63,8 @@ def check_d_model(d_model: Any, *, even: bool = True, name: str = "d_model") -> 
 
 def check_positive(value: Any, name: str) -> float:
     """Return ``value`` as a finite float > 0 (used for ``base`` and ``std``)."""
-    if isinstance(value, bool | np.bool_) or not isinstance(
-        value, int | float | np.integer | np.floating
-    ):
-        raise TypeError(
-            f"{name} must be a positive finite number, got {type(value).__name__} {value!r}"
-        )
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
+        raise TypeError(f"{name} must be a positive finite number, got {type(value).__name__} {value!r}")
     result = float(value)
     if not np.isfinite(result) or result <= 0.0:
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
@@ -88,10 +84,7 @@ def check_seed(seed: Any) -> int | None:
 
 def _all_real(arr: NDArray[np.object_]) -> bool:
     """True if every element of an object array is a real number (e.g. a big Python int)."""
-    return all(
-        isinstance(e, int | float | np.integer | np.floating) and not isinstance(e, bool)
-        for e in arr.flat
-    )
+    return all(isinstance(e, int | float | np.integer | np.floating) and not isinstance(e, bool) for e in arr.flat)
 
 
 def _first_nonfinite(a: NDArray[Any]) -> tuple[tuple[int, ...], Any]:
@@ -148,8 +141,7 @@ def as_positions(positions: ArrayLike, name: str = "positions") -> NDArray[np.fl
         return np.arange(check_count(positions, name), dtype=np.float64)
     if isinstance(positions, bool | np.bool_ | float | complex | str | bytes | np.generic):
         raise TypeError(
-            f"{name} must be an int count n or a 1-D array of positions, "
-            f"got {type(positions).__name__} {positions!r}"
+            f"{name} must be an int count n or a 1-D array of positions, got {type(positions).__name__} {positions!r}"
         )
     try:
         arr = np.asarray(positions)

@@ -52,9 +52,7 @@ def causal_mask(n: int) -> NDArray[np.bool_]:
     return np.tri(n, dtype=bool)
 
 
-def attention_weights(
-    q: ArrayLike, k: ArrayLike, *, mask: ArrayLike | None = None
-) -> NDArray[np.floating]:
+def attention_weights(q: ArrayLike, k: ArrayLike, *, mask: ArrayLike | None = None) -> NDArray[np.floating]:
     r"""Attention weights ``softmax(q k^T / sqrt(d_k))`` over the keys.
 
     .. math:: A = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right),
@@ -109,9 +107,7 @@ def attention_weights(
     return _softmax(scores)
 
 
-def attention(
-    q: ArrayLike, k: ArrayLike, v: ArrayLike, *, mask: ArrayLike | None = None
-) -> NDArray[np.floating]:
+def attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, *, mask: ArrayLike | None = None) -> NDArray[np.floating]:
     r"""Scaled dot-product attention ``softmax(q k^T / sqrt(d_k)) v``.
 
     .. math:: \mathrm{Attention}(Q, K, V) =
@@ -216,8 +212,7 @@ def self_attention(
             )
     if w_q.shape[1] != w_k.shape[1]:
         raise ValueError(
-            f"w_q and w_k must project to the same d_k, got shapes "
-            f"w_q.shape={w_q.shape} and w_k.shape={w_k.shape}"
+            f"w_q and w_k must project to the same d_k, got shapes w_q.shape={w_q.shape} and w_k.shape={w_k.shape}"
         )
     return attention(x @ w_q, x @ w_k, x @ w_v, mask=mask)
 
@@ -229,8 +224,7 @@ def _check_query_key(q: NDArray, k: NDArray) -> None:
     """``q`` (..., len_q, d_k) and ``k`` (..., len_k, d_k) must fit together."""
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(
-            f"q and k must share the last dimension d_k, got shapes q.shape={q.shape} "
-            f"and k.shape={k.shape}"
+            f"q and k must share the last dimension d_k, got shapes q.shape={q.shape} and k.shape={k.shape}"
         )
     if q.shape[-1] == 0:
         raise ValueError(f"d_k must be >= 1, got shapes q.shape={q.shape}, k.shape={k.shape}")
@@ -243,8 +237,7 @@ def _check_key_value(q: NDArray, k: NDArray, v: NDArray) -> None:
     """``v`` (..., len_k, d_v) needs one value per key."""
     if v.shape[-2] != k.shape[-2]:
         raise ValueError(
-            f"k and v must hold the same number of keys (axis -2), got shapes "
-            f"k.shape={k.shape} and v.shape={v.shape}"
+            f"k and v must hold the same number of keys (axis -2), got shapes k.shape={k.shape} and v.shape={v.shape}"
         )
     _check_batch_shapes(q=q, k=k, v=v)
 
@@ -265,9 +258,7 @@ def _scaled_scores(q: NDArray, k: NDArray) -> NDArray[np.floating]:
     with np.errstate(over="ignore", invalid="ignore"):
         scores = (q @ np.swapaxes(k, -1, -2)).astype(dtype, copy=False) / np.sqrt(dtype.type(d_k))
     if not np.isfinite(scores).all():
-        raise ValueError(
-            "q @ k^T overflowed (|q| and |k| too large for the float type); rescale q and k"
-        )
+        raise ValueError("q @ k^T overflowed (|q| and |k| too large for the float type); rescale q and k")
     return scores
 
 

@@ -82,10 +82,7 @@ class LearnedEmbedding:
         self.table: NDArray[np.float64] = rng.normal(0.0, self.std, size=(max_len, self.d_model))
 
     def __repr__(self) -> str:
-        return (
-            f"LearnedEmbedding(max_len={self.max_len}, d_model={self.d_model}, "
-            f"seed={self.seed}, std={self.std})"
-        )
+        return f"LearnedEmbedding(max_len={self.max_len}, d_model={self.d_model}, seed={self.seed}, std={self.std})"
 
     def __call__(self, positions: ArrayLike | int) -> NDArray[np.float64]:
         """Look up rows: ``table[positions]``, shape ``(n, d_model)``.
@@ -118,8 +115,7 @@ class LearnedEmbedding:
         if fractional.any():
             bad = as_float[np.argmax(fractional)]
             raise ValueError(
-                f"positions must be whole numbers for a learned table (a lookup has no "
-                f"row between integers), got {bad}"
+                f"positions must be whole numbers for a learned table (a lookup has no row between integers), got {bad}"
             )
         outside = (as_float < 0) | (as_float >= self.max_len)
         if outside.any():

@@ -98,9 +98,7 @@ def heatmap(
     fig, ax = _new_axes(ax)
     limit = float(np.max(np.abs(matrix))) if matrix.size else 0.0
     limit = limit or 1.0  # all-zero matrix: any symmetric range will do
-    image = ax.imshow(
-        matrix, cmap=cmap, vmin=-limit, vmax=limit, aspect="auto", interpolation="nearest"
-    )
+    image = ax.imshow(matrix, cmap=cmap, vmin=-limit, vmax=limit, aspect="auto", interpolation="nearest")
     fig.colorbar(image, ax=ax, shrink=0.9)
     ax.set_title(title)
     ax.set_xlabel(xlabel)
@@ -193,9 +191,7 @@ def _rope_scores(n_positions: int, d_model: int, seed: int | None, base: float) 
     return queries @ keys.T / np.sqrt(d_model)
 
 
-def compare(
-    n_positions: int = 64, d_model: int = 64, *, seed: int = 0, base: float = 10000.0
-) -> Figure:
+def compare(n_positions: int = 64, d_model: int = 64, *, seed: int = 0, base: float = 10000.0) -> Figure:
     """Three panels: sinusoidal (fixed), learned absolute (random init), RoPE (relative).
 
     * left -- ``sinusoidal(n_positions, d_model)``: smooth waves, fast on the
@@ -258,8 +254,5 @@ def compare(
         ylabel="query position m",
         ax=axes[2],
     )
-    fig.suptitle(
-        "Positional encodings: fixed waves, a random learned table, "
-        "and RoPE scores that depend only on m − n"
-    )
+    fig.suptitle("Positional encodings: fixed waves, a random learned table, and RoPE scores that depend only on m − n")
     return fig

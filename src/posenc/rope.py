@@ -99,16 +99,14 @@ def rope(
     seq, d = x.shape[-2:]
     if d % 2:
         raise ValueError(
-            f"x must have an even last dimension d (features come in rotation pairs), "
-            f"got d={d} for x.shape={x.shape}"
+            f"x must have an even last dimension d (features come in rotation pairs), got d={d} for x.shape={x.shape}"
         )
     if pairing not in PAIRINGS:
         raise ValueError(f"pairing must be one of {PAIRINGS}, got {pairing!r}")
     positions = np.arange(seq, dtype=np.float64) if positions is None else as_positions(positions)
     if len(positions) != seq:
         raise ValueError(
-            f"positions has length {len(positions)} but x has seq={seq} rows along axis -2 "
-            f"(x.shape={x.shape})"
+            f"positions has length {len(positions)} but x has seq={seq} rows along axis -2 (x.shape={x.shape})"
         )
     base = check_positive(base, "base")
     cos, sin = _rotation_tables(positions, d, base, x.dtype)  # (seq, d/2) each

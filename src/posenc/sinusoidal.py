@@ -62,9 +62,7 @@ def _denominators(d_model: int, base: float) -> NDArray[np.float64]:
     return base ** (two_i / d_model)
 
 
-def sinusoidal(
-    positions: ArrayLike | int, d_model: int, *, base: float = 10000.0
-) -> NDArray[np.float64]:
+def sinusoidal(positions: ArrayLike | int, d_model: int, *, base: float = 10000.0) -> NDArray[np.float64]:
     r"""Sinusoidal positional encoding, sin/cos interleaved as in the paper.
 
     .. math::
@@ -116,9 +114,7 @@ def sinusoidal(
     return _fill_sin_cos(positions, denominators)
 
 
-def _fill_sin_cos(
-    positions: NDArray[np.float64], denominators: NDArray[np.float64]
-) -> NDArray[np.float64]:
+def _fill_sin_cos(positions: NDArray[np.float64], denominators: NDArray[np.float64]) -> NDArray[np.float64]:
     """Write sin into the even columns and cos into the odd columns, block by block.
 
     The angles ``p / base^(2i/d)`` are computed once per (position, pair) and

@@ -19,33 +19,13 @@ import numpy as np
 import pytest
 
 import posenc
+from course_site.fences import CELL, QUIZ, Block, Cell, scan, to_cell
 
 LESSON = Path(__file__).resolve().parents[2] / "lessons" / "32-positional-encoding.md"
 WORDS = ("dog", "bites", "man")
 
 
-# --- reading the lesson -------------------------------------------------------------------
-
-_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*?)[ \t]*$")
-
-
-def _fences(text: str) -> list[tuple[str, str, str]]:
-    """``(language, options, body)`` of every fenced block, in page order."""
-    lines = text.splitlines()
-    blocks, i = [], 0
-    while i < len(lines):
-        opening = _FENCE.match(lines[i])
-        if not opening:
-            i += 1
-            continue
-        fence, indent = opening["fence"], len(opening["indent"])
-        closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
-        end = next((j for j in range(i + 1, len(lines)) if closing.match(lines[j])), len(lines))
-        lang, _, options = opening["info"].partition(" ")
-        body = "\n".join(line[indent:] for line in lines[i + 1 : end])
-        blocks.append((lang, options.strip(), body))
-        i = end + 1
-    return blocks
+# --- reading and running the lesson, with the site's own parser -------------------------
 
 
 @pytest.fixture(scope="module")
@@ -54,37 +34,49 @@ def lesson_text() -> str:
 
 
 @pytest.fixture(scope="module")
-def cells(lesson_text: str) -> list[tuple[str, str]]:
-    """``(options, body)`` of each ``pyodide`` cell."""
-    return [(opts, body) for lang, opts, body in _fences(lesson_text) if lang == "pyodide"]
+def blocks(lesson_text: str) -> list[Block]:
+    return scan(lesson_text, "lessons/32-positional-encoding.md")
 
 
 @pytest.fixture(scope="module")
-def quizzes(lesson_text: str) -> list[str]:
-    return [body for lang, _, body in _fences(lesson_text) if lang == "quiz"]
+def cells(blocks: list[Block]) -> list[Cell]:
+    """Each ``pyodide`` cell, validated as the build validates it."""
+    return [to_cell(block) for block in blocks if block.lang == CELL]
 
 
 @pytest.fixture(scope="module")
-def lesson_run(cells: list[tuple[str, str]]) -> tuple[dict, list[str]]:
+def quizzes(blocks: list[Block]) -> list[str]:
+    return [block.body for block in blocks if block.lang == QUIZ]
+
+
+@pytest.fixture(scope="module")
+def lesson_run(cells: list[Cell]) -> tuple[dict, list[str], list[int]]:
     """Run the lesson's cells in page order in one namespace, as the site does.
 
-    Returns the namespace and each cell's printed output.
+    Returns the namespace, each cell's printed output and how many figures it drew.
+    Print options and figures are restored afterwards, so other tests see none of it.
     """
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     namespace: dict = {"__name__": "__main__"}
-    printed = []
-    try:
-        for n, (_, body) in enumerate(cells):
-            out = io.StringIO()
-            with contextlib.redirect_stdout(out):
-                exec(compile(body, f"<lesson cell {n + 1}>", "exec"), namespace)
-            printed.append(out.getvalue())
-    finally:
-        plt.close("all")
-    return namespace, printed
+    printed, figures = [], []
+    with np.printoptions():
+        try:
+            for n, cell in enumerate(cells):
+                before = set(plt.get_fignums())
+                out = io.StringIO()
+                with contextlib.redirect_stdout(out):
+                    exec(
+                        compile(f"{cell.setup}\n{cell.code}", f"<lesson cell {n + 1}>", "exec"),
+                        namespace,
+                    )
+                printed.append(out.getvalue())
+                figures.append(len(set(plt.get_fignums()) - before))
+        finally:
+            plt.close("all")
+    return namespace, printed, figures
 
 
 # --- the lesson's shape -------------------------------------------------------------------
@@ -95,15 +87,9 @@ def test_lesson_has_three_cells_and_one_quiz(cells, quizzes):
     assert len(quizzes) == 1
 
 
-def test_cell_options_are_valid(cells):
-    for options, body in cells:
-        for key, value in re.findall(r'(\w+)="([^"]*)"', options):
-            assert key in {"height", "autorun", "execute"}, key
-            if key == "height":
-                assert 3 <= int(value) <= 40
-            else:
-                assert value in {"true", "false"}
-        assert "# --- code ---" in body or "# --- setup ---" not in body
+def test_cells_have_visible_code_and_a_hidden_setup(cells):
+    assert all(cell.code.strip() for cell in cells)
+    assert all("import numpy as np" in cell.setup for cell in cells)
 
 
 def test_quiz_question_and_options(quizzes):
@@ -125,23 +111,9 @@ def test_lesson_has_warning_and_no_handwritten_download_note(lesson_text):
     assert not re.search(r"\d\s*MB on first Run", lesson_text)
 
 
-def test_cells_run_in_order_and_make_figures(cells):
+def test_cells_run_in_order_and_make_figures(lesson_run):
     """Every cell runs (the build would fail otherwise) and cells 2 and 3 draw a figure."""
-    matplotlib = pytest.importorskip("matplotlib")
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    namespace: dict = {"__name__": "__main__"}
-    figures = []
-    try:
-        for n, (_, body) in enumerate(cells):
-            before = set(plt.get_fignums())
-            with contextlib.redirect_stdout(io.StringIO()):
-                exec(compile(body, f"<lesson cell {n + 1}>", "exec"), namespace)
-            figures.append(len(set(plt.get_fignums()) - before))
-    finally:
-        plt.close("all")
-    assert figures == [0, 1, 1]
+    assert lesson_run[2] == [0, 1, 1]
 
 
 # --- cell (a): attention is order-blind, positions cure it -------------------------------
@@ -367,22 +339,15 @@ def test_shift_is_a_rotation_of_each_pair():
     for pos in (0.0, 3.0, 250.0):
         now, later = posenc.sinusoidal(np.array([pos, pos + k]), d_model)
         s, c = now[0::2], now[1::2]
-        np.testing.assert_allclose(
-            later[0::2], np.cos(omega * k) * s + np.sin(omega * k) * c, atol=1e-9
-        )
-        np.testing.assert_allclose(
-            later[1::2], -np.sin(omega * k) * s + np.cos(omega * k) * c, atol=1e-9
-        )
+        np.testing.assert_allclose(later[0::2], np.cos(omega * k) * s + np.sin(omega * k) * c, atol=1e-9)
+        np.testing.assert_allclose(later[1::2], -np.sin(omega * k) * s + np.cos(omega * k) * c, atol=1e-9)
 
 
 def test_fingerprint_dot_product_depends_only_on_offset():
     d_model = 64
     omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
     for k in (0, 1, 5, 100):
-        dots = [
-            float(np.dot(*posenc.sinusoidal(np.array([p, p + k], dtype=float), d_model)))
-            for p in (0, 11, 999)
-        ]
+        dots = [float(np.dot(*posenc.sinusoidal(np.array([p, p + k], dtype=float), d_model))) for p in (0, 11, 999)]
         np.testing.assert_allclose(dots, np.sum(np.cos(omega * k)), atol=1e-9)
 
 
@@ -434,17 +399,13 @@ def test_rope_scores_depend_only_on_offset(pairing):
 
     for q_pos, k_pos in [(3, 1), (10, 10), (0, 25)]:
         for shift in (1, 100, 5000):
-            assert score(q_pos + shift, k_pos + shift) == pytest.approx(
-                score(q_pos, k_pos), abs=1e-9
-            )
+            assert score(q_pos + shift, k_pos + shift) == pytest.approx(score(q_pos, k_pos), abs=1e-9)
     assert score(3, 1) != pytest.approx(score(3, 2), abs=1e-6)
 
 
 def test_rope_cell_prints_equal_scores(lesson_run):
-    namespace, printed = lesson_run
-    assert namespace["rope_score"](3, 1) == pytest.approx(
-        namespace["rope_score"](103, 101), abs=1e-9
-    )
+    namespace, printed, _ = lesson_run
+    assert namespace["rope_score"](3, 1) == pytest.approx(namespace["rope_score"](103, 101), abs=1e-9)
     scores = re.findall(r"RoPE score, q at +\d+, k at +\d+: (-?[\d.]+)", printed[2])
     assert len(scores) == 2 and scores[0] == scores[1]
 

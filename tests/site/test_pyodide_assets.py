@@ -217,9 +217,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
             "prefix": "inner/pyodide/",
         },
     }
-    pa.write_manifest(
-        w.manifest, lock_path, [src], packages=["a"], sources=sources, core_files=["core.js"]
-    )
+    pa.write_manifest(w.manifest, lock_path, [src], packages=["a"], sources=sources, core_files=["core.js"])
     _install_fake_tools(w, monkeypatch)
     return w
 
@@ -291,9 +289,7 @@ def test_manifest_generation_fetches_what_folders_lack(world: World) -> None:
 def test_manifest_generation_refuses_wheel_not_matching_lock(world: World) -> None:
     (world.src / "b-2.0-py3-none-any.whl").write_bytes(b"other")
     with pytest.raises(pa.AssetError, match="the official lock says"):
-        pa.build_manifest(
-            world.root / "official-lock.json", [world.src], packages=["a"], core_files=["core.js"]
-        )
+        pa.build_manifest(world.root / "official-lock.json", [world.src], packages=["a"], core_files=["core.js"])
 
 
 def test_fetch_uses_sources_in_order_and_downloads_each_archive_once(world: World) -> None:
@@ -317,9 +313,7 @@ def test_fetch_prefers_reachable_cdn_for_wheels(world: World) -> None:
     assert any("from fake CDN" in line for line in world.logs)
 
 
-def test_second_fetch_uses_cache_without_any_source(
-    world: World, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_second_fetch_uses_cache_without_any_source(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     first = world.fetch()
     _cut_network(monkeypatch)
     assert world.fetch() == first
@@ -335,9 +329,7 @@ def test_corrupt_cached_file_is_deleted_and_fetched_again(world: World) -> None:
     assert any("cached a-1.0-py3-none-any.whl is corrupt" in line for line in world.logs)
 
 
-def test_corrupt_cached_file_without_network_names_the_file(
-    world: World, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_corrupt_cached_file_without_network_names_the_file(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     world.fetch()
     _flip_byte(world.cache / "core.js")
     _cut_network(monkeypatch)
@@ -354,9 +346,7 @@ def test_verify_names_corrupt_file_with_both_hashes(world: World) -> None:
         pa.verify_assets(world.manifest, world.cache)
     message = str(err.value)
     assert "b-2.0-py3-none-any.whl: corrupt" in message
-    assert _sha(target) in message and hashlib.sha256(FAKE_FILES[target.name]).hexdigest() in (
-        message
-    )
+    assert _sha(target) in message and hashlib.sha256(FAKE_FILES[target.name]).hexdigest() in (message)
     assert "make assets" in message
     assert "a-1.0" not in message
 
@@ -388,9 +378,7 @@ def test_corrupt_download_names_file_source_and_hashes(world: World) -> None:
     assert not list(world.cache.glob(".*"))
 
 
-def test_no_network_names_every_source_and_manual_steps(
-    world: World, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_no_network_names_every_source_and_manual_steps(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     _cut_network(monkeypatch)
     with pytest.raises(pa.AssetError) as err:
         world.fetch()
@@ -503,9 +491,7 @@ def test_real_cache_verifies(real_cache: Path) -> None:
     assert len(assets) == 4 + len(CLOSURE)
 
 
-def test_real_manifest_regenerates_identically(
-    real_cache: Path, tmp_path: Path, manifest: dict
-) -> None:
+def test_real_manifest_regenerates_identically(real_cache: Path, tmp_path: Path, manifest: dict) -> None:
     out = tmp_path / "manifest.json"
     args = ["manifest", "--manifest", str(out), "--lock", str(LOCK), "--files", str(real_cache)]
     assert pa.main(args) == 0
@@ -513,9 +499,7 @@ def test_real_manifest_regenerates_identically(
     assert (tmp_path / "pyodide-lock.json").read_bytes() == LOCK.read_bytes()
 
 
-def test_real_cache_corrupt_copy_is_named(
-    real_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_real_cache_corrupt_copy_is_named(real_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cache = tmp_path / "files"
     shutil.copytree(real_cache, cache)
     numpy = next(cache.glob("numpy-*.whl"))

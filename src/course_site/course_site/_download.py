@@ -79,9 +79,7 @@ def open_url(url: str, timeout: float) -> IO[bytes]:
 def _run(cmd: list[str], *, cwd: Path, what: str) -> None:
     """Run an external tool quietly; turn every failure into :class:`SourceUnavailable`."""
     try:
-        proc = subprocess.run(
-            cmd, cwd=cwd, capture_output=True, text=True, timeout=TOOL_TIMEOUT, check=False
-        )
+        proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=TOOL_TIMEOUT, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise SourceUnavailable(f"{what} failed: {exc}") from exc
     if proc.returncode != 0:

@@ -141,8 +141,7 @@ def cell_options(block: Block) -> CellOptions:
         raise LessonError(
             block.path,
             block.line,
-            f"unknown option {unknown[0]!r} on a ```pyodide fence "
-            f"(valid options: {', '.join(sorted(known))})",
+            f"unknown option {unknown[0]!r} on a ```pyodide fence (valid options: {', '.join(sorted(known))})",
         )
     return CellOptions(
         height=_height(block),

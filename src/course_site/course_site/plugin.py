@@ -157,4 +157,3 @@ def _require_extension(config: MkDocsConfig, name: str, defaults: dict) -> dict:
     for key, value in defaults.items():
         settings.setdefault(key, value)
     return settings
-

@@ -153,9 +153,7 @@ def _load_pinned_lock(manifest_path: Path, pin: Mapping[str, str]) -> dict[str, 
     try:
         raw = lock_path.read_bytes()
     except OSError as exc:
-        raise AssetError(
-            f"pyodide assets: cannot read the official lock {lock_path}: {exc}"
-        ) from exc
+        raise AssetError(f"pyodide assets: cannot read the official lock {lock_path}: {exc}") from exc
     actual = hashlib.sha256(raw).hexdigest()
     if actual != pin["sha256"]:
         raise AssetError(
@@ -170,8 +168,7 @@ def _check_manifest(manifest: Manifest) -> None:
     """Every wheel pin equals the lock; every file names known sources."""
     if manifest.lock["info"]["version"] != manifest.version:
         raise AssetError(
-            f"pyodide assets: lock is for Pyodide {manifest.lock['info']['version']}, "
-            f"manifest for {manifest.version}"
+            f"pyodide assets: lock is for Pyodide {manifest.lock['info']['version']}, manifest for {manifest.version}"
         )
     for entry in manifest.files:
         unknown = [key for key in entry["sources"] if key not in manifest.sources]
@@ -215,9 +212,7 @@ def verify_assets(manifest_path: Path, cache_dir: Path) -> list[Asset]:
             continue
         actual = sha256_file(path)
         if actual != entry["sha256"]:
-            problems.append(
-                f"  - {entry['name']}: corrupt: sha256 {actual}, expected {entry['sha256']}"
-            )
+            problems.append(f"  - {entry['name']}: corrupt: sha256 {actual}, expected {entry['sha256']}")
             continue
         assets.append(_asset(entry, path))
     if problems:
@@ -296,9 +291,7 @@ def _fetch_missing(
     fetched: dict[str, Asset] = {}
     failures: dict[str, list[tuple[str, str]]] = {}
     with tempfile.TemporaryDirectory(prefix="pyodide-assets-") as work:
-        fetcher = Fetcher(
-            manifest.sources, manifest.path.parent, Path(work), timeout=timeout, log=log
-        )
+        fetcher = Fetcher(manifest.sources, manifest.path.parent, Path(work), timeout=timeout, log=log)
         for entry in entries:
             errors: list[tuple[str, str]] = []
             for key in entry["sources"]:
@@ -307,10 +300,7 @@ def _fetch_missing(
                 except SourceError as exc:
                     errors.append((key, str(exc)))
                     continue
-                log(
-                    f"pyodide assets: fetched {entry['name']} from {fetcher.label(key)} "
-                    f"({_mb(entry['size'])})"
-                )
+                log(f"pyodide assets: fetched {entry['name']} from {fetcher.label(key)} ({_mb(entry['size'])})")
                 break
             else:
                 failures[entry["name"]] = errors
@@ -343,9 +333,7 @@ def _fetch_one(
     return _asset(entry, final)
 
 
-def _mismatch_message(
-    manifest: Manifest, entry: Mapping[str, Any], actual: str, key: str, final: Path
-) -> str:
+def _mismatch_message(manifest: Manifest, entry: Mapping[str, Any], actual: str, key: str, final: Path) -> str:
     """Error text for a download whose sha256 differs from the pin."""
     pinned_by = "the manifest and the official pyodide-lock.json"
     if entry["kind"] != "wheel":
@@ -361,9 +349,7 @@ def _mismatch_message(
     )
 
 
-def _unfetchable_message(
-    manifest: Manifest, failures: Mapping[str, list[tuple[str, str]]], cache_dir: Path
-) -> str:
+def _unfetchable_message(manifest: Manifest, failures: Mapping[str, list[tuple[str, str]]], cache_dir: Path) -> str:
     """Error text when every source failed for some files: sources, errors, manual steps."""
     by_name = {entry["name"]: entry for entry in manifest.files}
     tried: dict[str, list[str]] = {}
@@ -379,9 +365,7 @@ def _unfetchable_message(
         lines.extend(f"      {error}" for error in errors[:5])
         if len(errors) > 5:
             lines.append(f"      ... and {len(errors) - 5} more")
-    lines.append(
-        f"To supply the files by hand, copy them into {cache_dir}/ with exactly these names:"
-    )
+    lines.append(f"To supply the files by hand, copy them into {cache_dir}/ with exactly these names:")
     for name in failures:
         entry = by_name[name]
         lines.append(f"  - {name} ({entry['size']} bytes, sha256 {entry['sha256']})")
@@ -398,9 +382,7 @@ def _unfetchable_message(
 # -- site output ---------------------------------------------------------------------------
 
 
-def site_lock(
-    manifest_path: Path, extra_packages: Iterable[Mapping[str, Any]] = ()
-) -> dict[str, Any]:
+def site_lock(manifest_path: Path, extra_packages: Iterable[Mapping[str, Any]] = ()) -> dict[str, Any]:
     """The ``pyodide-lock.json`` to publish: the official lock trimmed to shipped wheels.
 
     Keeps ``info`` unchanged (Pyodide refuses a lock whose ``info.version`` differs from its
@@ -415,11 +397,7 @@ def site_lock(
     """
     manifest = load_manifest(manifest_path)
     shipped = {entry["name"] for entry in manifest.files if entry["kind"] == "wheel"}
-    packages = {
-        key: dict(value)
-        for key, value in manifest.lock["packages"].items()
-        if value["file_name"] in shipped
-    }
+    packages = {key: dict(value) for key, value in manifest.lock["packages"].items() if value["file_name"] in shipped}
     for extra in extra_packages:
         entry = lock_entry(extra)
         key = canonical_name(entry["name"])
@@ -538,10 +516,7 @@ def build_manifest(
     core_sources = [key for key in ("npm", "mirror") if key in sources]
     wheel_sources = [key for key in ("cdn", "mirror") if key in sources]
     wanted = [(name, None, core_sources) for name in core_files]
-    wanted += [
-        (lock["packages"][pkg]["file_name"], pkg, wheel_sources)
-        for pkg in dependency_closure(lock, packages)
-    ]
+    wanted += [(lock["packages"][pkg]["file_name"], pkg, wheel_sources) for pkg in dependency_closure(lock, packages)]
     with tempfile.TemporaryDirectory(prefix="pyodide-manifest-") as work:
         base = Path(base_dir) if base_dir is not None else Path(lock_path).parent
         fetcher = Fetcher(sources, base, Path(work), log=log)
@@ -605,9 +580,7 @@ def _file_entry(
         entry["package"] = package
         expected = lock["packages"][package]["sha256"]
         if digest != expected:
-            raise AssetError(
-                f"pyodide assets: {path} has sha256 {digest}, the official lock says {expected}"
-            )
+            raise AssetError(f"pyodide assets: {path} has sha256 {digest}, the official lock says {expected}")
     entry.update(size=path.stat().st_size, sha256=digest, sources=sources)
     return entry
 
@@ -636,9 +609,7 @@ def write_manifest(
 
 def size_report(manifest: Manifest) -> list[str]:
     """Download sizes: core alone, core plus each root package's closure, everything."""
-    by_package = {
-        canonical_name(e["package"]): e["size"] for e in manifest.files if e["kind"] == "wheel"
-    }
+    by_package = {canonical_name(e["package"]): e["size"] for e in manifest.files if e["kind"] == "wheel"}
     core = sum(e["size"] for e in manifest.files if e["kind"] == "core")
     lines = [f"core: {_mb(core)}"]
     for root in ROOT_PACKAGES:
@@ -683,9 +654,7 @@ def _cmd_manifest(args: argparse.Namespace) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     """Argument parser for the three sub-commands."""
-    parser = argparse.ArgumentParser(
-        prog="python -m course_site.pyodide_assets", description=__doc__.split("\n\n")[0]
-    )
+    parser = argparse.ArgumentParser(prog="python -m course_site.pyodide_assets", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     for name, func, text in (
         ("fetch", _cmd_fetch, "fetch missing files into the cache, verify everything"),

@@ -105,7 +105,12 @@ def render_quiz(quiz: Quiz, number: int) -> str:
         tag(
             "li",
             {"data-option": i, "data-correct": str(option.correct).lower()},
-            tag("p", {}, tag("strong", {}, "Right: " if option.correct else "Wrong: "), Raw(convert(option.text, inline=True))),
+            tag(
+                "p",
+                {},
+                tag("strong", {}, "Right: " if option.correct else "Wrong: "),
+                Raw(convert(option.text, inline=True)),
+            ),
             tag("div", {"class": "course-quiz__why"}, Raw(convert("\n".join(option.explanation)))),
         )
         for i, option in enumerate(quiz.options)
