@@ -2,12 +2,12 @@
 
 Three ways to tell a transformer *where* a token is:
 
-* :func:`sinusoidal` -- fixed sin/cos waves added to the embeddings (Vaswani et al. 2017);
-* :class:`LearnedEmbedding` -- a trainable table, one row per position (GPT-2, BERT);
-* :func:`rope` -- rotate queries and keys by position (RoFormer, LLaMA, GPT-NeoX).
+* ``sinusoidal`` -- fixed sin/cos waves added to the embeddings (Vaswani et al. 2017);
+* ``LearnedEmbedding`` -- a trainable table, one row per position (GPT-2, BERT);
+* ``rope`` -- rotate queries and keys by position (RoFormer, LLaMA, GPT-NeoX).
 
-and the attention they feed: :func:`attention`, :func:`attention_weights`,
-:func:`self_attention`, :func:`causal_mask`. Figures live in :mod:`posenc.plot`
+and the attention they feed: ``attention``, ``attention_weights``,
+``self_attention``, ``causal_mask``. Figures live in ``posenc.plot``
 (matplotlib is imported only when a plot function runs).
 
 Only numpy (>= 2.0) is needed; the same code runs in CPython and in Pyodide.
@@ -24,10 +24,10 @@ Examples
 """
 
 from posenc import plot
-from posenc.attention import attention, attention_weights, causal_mask, self_attention
-from posenc.learned import LearnedEmbedding
-from posenc.rope import PAIRINGS, rope
-from posenc.sinusoidal import frequencies, sinusoidal
+from posenc._attention import attention, attention_weights, causal_mask, self_attention
+from posenc._learned import LearnedEmbedding
+from posenc._rope import PAIRINGS, rope
+from posenc._sinusoidal import frequencies, sinusoidal
 
 __version__ = "0.1.0"
 

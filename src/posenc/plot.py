@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from posenc._learned import LearnedEmbedding
+from posenc._rope import rope
+from posenc._sinusoidal import sinusoidal
 from posenc._validate import as_real_array, check_count, check_d_model, check_positive, check_seed
-from posenc.learned import LearnedEmbedding
-from posenc.rope import rope
-from posenc.sinusoidal import sinusoidal
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
