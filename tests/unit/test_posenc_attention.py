@@ -40,9 +40,7 @@ def test_matches_textbook_loop_with_mask() -> None:
     q, k, v = rng.normal(size=(5, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 3))
     mask = rng.random((5, 5)) < 0.5
     mask[:, 0] = True  # every query may attend to something
-    np.testing.assert_allclose(
-        attention(q, k, v, mask=mask), attention_loop(q, k, v, mask), atol=1e-12
-    )
+    np.testing.assert_allclose(attention(q, k, v, mask=mask), attention_loop(q, k, v, mask), atol=1e-12)
 
 
 def test_batched_matches_loop_per_slice_and_broadcasts() -> None:
@@ -53,9 +51,7 @@ def test_batched_matches_loop_per_slice_and_broadcasts() -> None:
     assert out.shape == (2, 3, 4, 6)
     for b in range(2):
         for h in range(3):
-            np.testing.assert_allclose(
-                out[b, h], attention_loop(q[b, 0], k[0, h], v[b, h]), atol=1e-12
-            )
+            np.testing.assert_allclose(out[b, h], attention_loop(q[b, 0], k[0, h], v[b, h]), atol=1e-12)
 
 
 def test_weights_are_a_probability_distribution() -> None:
@@ -68,9 +64,7 @@ def test_weights_are_a_probability_distribution() -> None:
 def test_attention_is_weights_times_values() -> None:
     q, k, v = rng.normal(size=(6, 4)), rng.normal(size=(8, 4)), rng.normal(size=(8, 5))
     mask = causal_mask(8)[:6]
-    np.testing.assert_allclose(
-        attention(q, k, v, mask=mask), attention_weights(q, k, mask=mask) @ v, atol=1e-14
-    )
+    np.testing.assert_allclose(attention(q, k, v, mask=mask), attention_weights(q, k, mask=mask) @ v, atol=1e-14)
 
 
 def test_masked_weights_are_exactly_zero() -> None:

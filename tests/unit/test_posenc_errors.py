@@ -39,9 +39,7 @@ def test_sinusoidal_non_integer_count(count: object) -> None:
         sinusoidal(count, 8)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(
-    "positions", [np.zeros((2, 3)), [[0, 1]], np.array(5), np.array(2.5), [[1], [2, 3]]]
-)
+@pytest.mark.parametrize("positions", [np.zeros((2, 3)), [[0, 1]], np.array(5), np.array(2.5), [[1], [2, 3]]])
 def test_sinusoidal_positions_not_1d(positions: object) -> None:
     with pytest.raises(ValueError, match="positions"):
         sinusoidal(positions, 8)  # type: ignore[arg-type]

@@ -110,9 +110,7 @@ def test_bad_std_type() -> None:
         LearnedEmbedding(4, 4, std="0.02")  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(
-    ("d_model", "error"), [(0, ValueError), (-2, ValueError), (4.0, TypeError)]
-)
+@pytest.mark.parametrize(("d_model", "error"), [(0, ValueError), (-2, ValueError), (4.0, TypeError)])
 def test_bad_d_model(d_model: object, error: type[Exception]) -> None:
     with pytest.raises(error, match="d_model"):
         LearnedEmbedding(4, d_model)  # type: ignore[arg-type]

@@ -35,8 +35,7 @@ def test_signatures() -> None:
         "cmap: 'str' = 'RdBu_r', ax: 'Axes | None' = None) -> 'Figure'"
     )
     assert str(inspect.signature(plot.compare)) == (
-        "(n_positions: 'int' = 64, d_model: 'int' = 64, *, seed: 'int' = 0, "
-        "base: 'float' = 10000.0) -> 'Figure'"
+        "(n_positions: 'int' = 64, d_model: 'int' = 64, *, seed: 'int' = 0, base: 'float' = 10000.0) -> 'Figure'"
     )
 
 
@@ -60,9 +59,7 @@ def test_heatmap_content() -> None:
 
 def test_heatmap_custom_labels_and_ax() -> None:
     fig, (left, right) = plt.subplots(1, 2)
-    returned = plot.heatmap(
-        np.arange(6.0).reshape(2, 3), title="T", xlabel="X", ylabel="Y", cmap="viridis", ax=right
-    )
+    returned = plot.heatmap(np.arange(6.0).reshape(2, 3), title="T", xlabel="X", ylabel="Y", cmap="viridis", ax=right)
     assert returned is fig
     assert (right.get_title(), right.get_xlabel(), right.get_ylabel()) == ("T", "X", "Y")
     assert right.images[0].get_clim() == (-5.0, 5.0)

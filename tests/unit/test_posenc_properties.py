@@ -35,9 +35,7 @@ def test_sinusoidal_finite_and_bounded(positions: np.ndarray, d_model: int, base
 @given(
     x=hnp.arrays(
         np.float64,
-        hnp.array_shapes(min_dims=2, max_dims=4, min_side=1, max_side=6).map(
-            lambda s: (*s[:-1], 2 * s[-1])
-        ),
+        hnp.array_shapes(min_dims=2, max_dims=4, min_side=1, max_side=6).map(lambda s: (*s[:-1], 2 * s[-1])),
         elements=bounded,
     ),
     pairing=st.sampled_from(["interleaved", "half"]),
@@ -52,9 +50,7 @@ def test_rope_finite_and_norm_preserving(x: np.ndarray, pairing: str, data: st.D
     y = rope(x, positions, pairing=pairing)
     assert y.shape == x.shape
     assert np.isfinite(y).all()
-    np.testing.assert_allclose(
-        np.linalg.norm(y, axis=-1), np.linalg.norm(x, axis=-1), rtol=1e-9, atol=1e-9
-    )
+    np.testing.assert_allclose(np.linalg.norm(y, axis=-1), np.linalg.norm(x, axis=-1), rtol=1e-9, atol=1e-9)
 
 
 @st.composite

@@ -73,9 +73,7 @@ def test_matches_rotate_half_formulation() -> None:
     x = rng.normal(size=(4, 11, 8))
     positions = np.arange(11, dtype=np.float64)
     np.testing.assert_allclose(rope(x, pairing="half"), rope_rotate_half(x, positions), atol=1e-12)
-    np.testing.assert_allclose(
-        rope(x, pairing="half", base=500.0), rope_rotate_half(x, positions, 500.0), atol=1e-12
-    )
+    np.testing.assert_allclose(rope(x, pairing="half", base=500.0), rope_rotate_half(x, positions, 500.0), atol=1e-12)
 
 
 def test_position_zero_is_identity_and_default_positions() -> None:

@@ -106,9 +106,7 @@ def test_shift_is_one_fixed_linear_map(k: float) -> None:
     d_model = 16
     positions = np.arange(1000, dtype=np.float64)
     m_k = block_rotation(k, d_model)
-    np.testing.assert_allclose(
-        sinusoidal(positions, d_model) @ m_k, sinusoidal(positions + k, d_model), atol=1e-9
-    )
+    np.testing.assert_allclose(sinusoidal(positions, d_model) @ m_k, sinusoidal(positions + k, d_model), atol=1e-9)
 
 
 def test_fractional_negative_and_huge_positions() -> None:
@@ -124,9 +122,7 @@ def test_fractional_negative_and_huge_positions() -> None:
 
 def test_extrapolation_matches_formula_far_past_training_length() -> None:
     pe = sinusoidal([50_000.0], 8)
-    expected = [
-        f(50_000.0 / 10000.0 ** (2 * i / 8)) for i in range(4) for f in (math.sin, math.cos)
-    ]
+    expected = [f(50_000.0 / 10000.0 ** (2 * i / 8)) for i in range(4) for f in (math.sin, math.cos)]
     np.testing.assert_allclose(pe[0], expected, atol=1e-9)
 
 
