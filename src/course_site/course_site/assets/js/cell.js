@@ -10,7 +10,7 @@
 import {
   EditorView, EditorState, Prec, keymap, lineNumbers, highlightActiveLine,
   highlightActiveLineGutter, highlightSpecialChars, drawSelection, defaultKeymap, history,
-  historyKeymap, indentWithTab, bracketMatching, indentOnInput, indentUnit,
+  historyKeymap, indentWithTab, isolateHistory, bracketMatching, indentOnInput, indentUnit,
   syntaxHighlighting, python, courseHighlighter,
 } from "../vendor/codemirror.js";
 
@@ -231,7 +231,8 @@ export class Cell {
     if (this.hasOwnStatus) return;
     if (k.state === "loading") {
       const p = k.progress;
-      this.setProgressStatus(progressText("Loading Python", p.loaded, p.total), "loading", p);
+      const text = p.total > 0 && p.loaded >= p.total ? "Starting Python…" : progressText("Loading Python", p.loaded, p.total);
+      this.setProgressStatus(text, "loading", p);
     } else if (k.state === "ready") {
       this.setStatus("Python is ready", "ready");
     } else if (k.state === "failed") {
@@ -263,9 +264,12 @@ export class Cell {
   reset() {
     const doc = this.view.state.doc;
     if (doc.toString() === this.original) return;
-    // One transaction: Ctrl+Z brings the learner's version back.
-    this.view.dispatch({ changes: { from: 0, to: doc.length, insert: this.original } });
-    this.view.focus();
+    // One transaction, its own history event: Ctrl+Z in the editor brings the
+    // learner's version back.
+    this.view.dispatch({
+      changes: { from: 0, to: doc.length, insert: this.original },
+      annotations: isolateHistory.of("full"),
+    });
   }
 
   /* ---------------------------------------------------------------- events */

@@ -42,6 +42,32 @@ function versioned(url, version) {
   return u;
 }
 
+/* The plugin's service worker (runtime.json "service_worker") keeps Pyodide for
+ * offline use.  It only sees requests once it controls the page, so the page
+ * reports what the Python worker downloaded and the service worker caches it. */
+function registerServiceWorker(config) {
+  if (!config.service_worker || !("serviceWorker" in navigator) || !window.isSecureContext) return null;
+  const url = new URL(config.service_worker, RUNTIME_JSON);
+  if (config.version) url.searchParams.set("v", config.version);
+  if (config.pyodide_version) url.searchParams.set("pyodide", config.pyodide_version);
+  return new Promise((resolve) => {
+    whenIdle(() => {
+      navigator.serviceWorker.register(url).then(
+        () => navigator.serviceWorker.ready.then(resolve),
+        (err) => {
+          console.warn("course: service worker not registered:", err);
+          resolve(null);
+        },
+      );
+    });
+  });
+}
+
+function keep(registration, urls) {
+  if (!registration || !urls?.length) return;
+  registration.then((reg) => reg?.active?.postMessage({ type: "keep", urls })).catch(() => {});
+}
+
 async function enhanceCells(roots) {
   const [{ Cell }, { Kernel }, config] = await Promise.all([
     import("./cell.js"), import("./kernel.js"), loadConfig(),
@@ -67,6 +93,8 @@ async function enhanceCells(roots) {
     }
   }
   for (const cell of cells) if (cell.root.dataset.autorun === "true") cell.run();
+  const worker = registerServiceWorker(config);
+  kernel.addEventListener("downloaded", (event) => keep(worker, event.detail));
   whenIdle(() => kernel.start());
   return { kernel, cells };
 }

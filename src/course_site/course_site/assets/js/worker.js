@@ -41,8 +41,17 @@ function postProgress(force) {
 
 const nativeFetch = self.fetch.bind(self);
 const prefetched = new Map(); // absolute URL -> Promise<Response> (used once)
+const fetchedURLs = new Set(); // successful downloads not yet reported to the page
+
+/* URLs fetched since the last call (the page lets its service worker keep them). */
+function takeFetchedURLs() {
+  const urls = [...fetchedURLs];
+  fetchedURLs.clear();
+  return urls;
+}
 
 function countBody(response) {
+  if (response.ok && response.url) fetchedURLs.add(response.url);
   if (!response.ok || !response.body || typeof TransformStream !== "function") return response;
   const counter = new TransformStream({
     transform(chunk, controller) {
@@ -72,6 +81,33 @@ self.fetch = function courseFetch(input, init) {
   }
   return nativeFetch(input, init).then(countBody);
 };
+
+function hexToBase64(hex) {
+  let bin = "";
+  for (let i = 0; i < hex.length; i += 2) bin += String.fromCharCode(parseInt(hex.slice(i, i + 2), 16));
+  return btoa(bin);
+}
+
+/* Start downloading the wheels of `names` and their dependencies, with the
+ * same URL and integrity that Pyodide's package loader will ask for. */
+function prefetchPackages(lock, names, indexURL) {
+  const packages = lock.packages || {};
+  const seen = new Set();
+  const visit = (name) => {
+    const key = String(name).toLowerCase().replace(/[-_.]+/g, "-");
+    const pkg = packages[key] || packages[name];
+    if (!pkg || seen.has(key)) return;
+    seen.add(key);
+    (pkg.depends || []).forEach(visit);
+    const url = new URL(pkg.file_name, indexURL).href;
+    if (prefetched.has(url)) return;
+    const init = pkg.sha256 ? { integrity: `sha256-${hexToBase64(pkg.sha256)}` } : {};
+    const promise = nativeFetch(url, init).then(countBody);
+    prefetched.set(url, promise);
+    promise.catch(() => prefetched.delete(url));
+  };
+  names.forEach(visit);
+}
 
 function prefetch(url) {
   const promise = nativeFetch(url).then(countBody);
@@ -131,10 +167,10 @@ function writeStream(stream, buf) {
   if (c.lines + newlines > c.maxLines || c.chars + text.length > c.maxChars) {
     // Keep what fits, drop the rest, stop streaming for this run.
     let cut = Math.min(text.length, Math.max(0, c.maxChars - c.chars));
-    let seen = 0;
-    for (let i = text.indexOf("\n"); i !== -1 && i < cut; i = text.indexOf("\n", i + 1)) {
-      seen++;
-      if (c.lines + seen >= c.maxLines) { cut = i + 1; break; }
+    let count = c.lines;
+    if (count >= c.maxLines) cut = 0;
+    for (let i = text.indexOf("\n"); cut > 0 && i !== -1 && i < cut; i = text.indexOf("\n", i + 1)) {
+      if (++count >= c.maxLines) { cut = i + 1; break; }
     }
     const kept = text.slice(0, cut);
     const dropped = text.slice(cut);
@@ -241,7 +277,18 @@ async function init(cfg) {
 
   // Start every big download at once; loadPyodide picks the responses up from
   // `prefetched`, so each file is fetched once and its bytes are counted.
-  for (const url of [indexURL + "pyodide.asm.wasm", indexURL + "python_stdlib.zip", lockFileURL]) prefetch(url);
+  for (const url of [indexURL + "pyodide.asm.wasm", indexURL + "python_stdlib.zip"]) prefetch(url);
+  // The lock is read here too, to start the preloaded wheels (numpy) now rather
+  // than after Python has booted, which is when loadPyodide would fetch them.
+  const lockText = nativeFetch(lockFileURL).then(countBody).then((r) => {
+    if (!r.ok) throw new Error(`could not load ${lockFileURL}: HTTP ${r.status}`);
+    return r.text();
+  });
+  prefetched.set(lockFileURL, lockText.then((text) => new Response(text, {
+    status: 200, headers: { "Content-Type": "application/json" },
+  })));
+  lockText.then((text) => prefetchPackages(JSON.parse(text), cfg.preload || [], indexURL))
+    .catch((err) => console.warn("course: could not prefetch packages", err));
   const runtimeSource = nativeFetch(cfg.runtimeURL).then((r) => {
     if (!r.ok) throw new Error(`could not load ${cfg.runtimeURL}: HTTP ${r.status}`);
     return r.text();
@@ -273,6 +320,14 @@ async function init(cfg) {
     env: { MPLBACKEND: "agg" },
     stdout: () => {}, stderr: () => {},
   });
+  if (py._api) {
+    // Pyodide calls this on a fatal error (a crash in C code, a wasm trap, a
+    // stack overflow): it can no longer be used, so the page replaces the worker.
+    py._api.on_fatal = (err) => {
+      flushStream();
+      self.postMessage({ type: "fatal", id: current ? current.id : null, message: String(err && err.message ? err.message : err) });
+    };
+  }
   py.setStdout({ write: (buf) => writeStream("stdout", buf) });
   py.setStderr({ write: (buf) => writeStream("stderr", buf) });
   if (cfg.interruptBuffer) {
@@ -380,7 +435,7 @@ async function run(msg) {
         self.postMessage({ type: "dropped", id: c.id, lines, chars: c.droppedBytes });
       }
       self.postMessage({
-        type: "done", id: c.id, ok, status,
+        type: "done", id: c.id, ok, status, urls: takeFetchedURLs(),
         ms: Math.round(performance.now() - t1), totalMs: Math.round(performance.now() - t0),
       });
       current = null;
@@ -401,7 +456,7 @@ self.onmessage = (event) => {
   const msg = event.data;
   if (msg.type === "init") {
     queue = init(msg.config).then(
-      () => self.postMessage({ type: "ready", version: pyodide.version }),
+      () => self.postMessage({ type: "ready", version: pyodide.version, urls: takeFetchedURLs() }),
       (err) => {
         self.postMessage({ type: "init-error", message: String(err && err.stack ? err.stack : err) });
         throw err;

@@ -40,15 +40,10 @@ __all__ = [
 Emit = Callable[[str, object], None]
 
 #: Note added to an uncaught ``ModuleNotFoundError``; ``{name}`` is the module.
-MODULE_HINT = (
-    "module {name!r} is not available in this course (it ships numpy, matplotlib and posenc)"
-)
+MODULE_HINT = "module {name!r} is not available in this course (it ships numpy, matplotlib and posenc)"
 
 #: Message of the ``RuntimeError`` raised by ``input()`` once the guard is installed.
-INPUT_MESSAGE = (
-    "input() is not available in the course's cells; set the value in code instead, "
-    "e.g. name = 'Ada'"
-)
+INPUT_MESSAGE = "input() is not available in the course's cells; set the value in code instead, e.g. name = 'Ada'"
 
 # Filenames of code run through run_cell; their frames are the learner's and are
 # kept in tracebacks (a function defined in one cell may fail when called in another).

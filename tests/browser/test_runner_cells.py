@@ -1,0 +1,254 @@
+"""The cell runner in a real Chromium: editor, output, namespace, queue, limits, Stop.
+
+One page (the hand-written fixture next to the built site, served like GitHub
+Pages: no cross-origin isolation) is shared by the tests of this module, so
+Pyodide boots once; the tests run in file order and each sets its own code.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "fixture"))
+from runner_fixture import (
+    FINAL_STATE,
+    LOAD_TIMEOUT_MS,
+    get_code,
+    guarded_page,
+    make_fixture_site,
+    run,
+    set_code,
+    status,
+)
+
+pytest.importorskip("playwright")
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def page(browser, built_site, serve, tmp_path_factory):
+    folder = make_fixture_site(built_site, tmp_path_factory.mktemp("runner") / "site")
+    with guarded_page(browser, serve(folder) + "fixture/") as (page, _problems):
+        yield page
+
+
+def test_enhances_static_cells(page):
+    expect(page.locator(".course-cell--live")).to_have_count(6)
+    expect(page.locator(".course-cell__static")).to_have_count(0)
+    expect(page.locator("#cell-1 .cm-content")).to_contain_text('greeting = "hello"')
+    expect(page.locator("#cell-1 .course-cell__label")).to_contain_text("Precomputed output")
+    expect(page.locator("#cell-1 .course-cell__output")).to_have_attribute("role", "log")
+    expect(page.locator("#cell-1 .course-cell__output")).to_have_attribute("aria-live", "polite")
+    expect(page.locator("#cell-1 .course-cell__button--stop")).to_be_disabled()
+    expect(page.locator("#cell-1 .course-cell__status")).to_have_attribute("role", "status")
+
+
+def test_progress_then_ready(page):
+    # Loading starts by itself when the page is idle and reports bytes.
+    expect(page.locator("#cell-1 .course-cell__status")).to_have_text("Python is ready", timeout=LOAD_TIMEOUT_MS)
+
+
+def test_run_replaces_precomputed_output(page):
+    output = run(page, "#cell-1")
+    assert status(page, "#cell-1").startswith("Done in")
+    expect(output.locator(".course-out--stdout")).to_have_text("hello 0\nhello 1\nhello 2\n")
+    expect(output.locator(".course-out--result")).to_have_text("10")
+    expect(output.locator(".course-cell__label")).to_have_count(0)
+    expect(output).to_have_attribute("data-precomputed", "false")
+
+
+def test_stdout_streams_while_running(page):
+    code = 'import time\nprint("first", flush=True)\nt = time.time()\nwhile time.time() - t < 4:\n    pass\n'
+    code += 'print("second")'
+    run(page, "#cell-5", code, wait=False)
+    output = page.locator("#cell-5 .course-cell__output")
+    expect(output).to_contain_text("first", timeout=LOAD_TIMEOUT_MS)
+    # "first" is on the page while the loop still runs.
+    assert page.locator("#cell-5").get_attribute("data-state") == "running"
+    assert "second" not in output.inner_text()
+    expect(page.locator("#cell-5")).to_have_attribute("data-state", FINAL_STATE, timeout=LOAD_TIMEOUT_MS)
+    expect(output.locator(".course-out--stdout")).to_have_text("first\nsecond\n")
+
+
+def test_last_expression_repr_and_none_hidden(page):
+    output = run(page, "#cell-5", "x = 41\nx + 1")
+    expect(output.locator(".course-out--result")).to_have_text("42")
+    output = run(page, "#cell-5", "print('only stdout')\nNone")
+    expect(output.locator(".course-out--result")).to_have_count(0)
+    expect(output).to_have_text("only stdout\n")
+    output = run(page, "#cell-5", "'<b>not html</b>'")
+    expect(output.locator(".course-out--result")).to_have_text("'<b>not html</b>'")
+    expect(output.locator("b")).to_have_count(0)
+
+
+def test_setup_code_stderr_and_numpy(page):
+    output = run(page, "#cell-2")
+    expect(output.locator(".course-out--stdout")).to_have_text("values: [10 11 12 13 14]\n")
+    expect(output.locator(".course-out--stderr")).to_have_text("warning: this goes to stderr\n")
+    expect(output.locator(".course-out--result")).to_have_text("60")
+
+
+def test_traceback_uses_the_cells_line_numbers(page):
+    output = run(page, "#cell-3")
+    assert status(page, "#cell-3") == "Error"
+    text = output.locator(".course-out--error").inner_text()
+    assert 'File "<cell 3>", line 4, in <module>' in text
+    assert 'File "<cell 3>", line 2, in ratio' in text
+    assert text.rstrip().endswith("ZeroDivisionError: division by zero")
+    assert "course_runtime" not in text
+    assert "_pyodide" not in text
+
+
+def test_syntax_error_shows_the_caret(page):
+    output = run(page, "#cell-5", "x = 1\ny = (2 +\n")
+    text = output.locator(".course-out--error").inner_text()
+    assert 'File "<cell 5>", line 2' in text
+    assert "^" in text
+    assert "SyntaxError" in text
+
+
+def test_shared_namespace_across_cells(page):
+    run(page, "#cell-5", "shared = 7")
+    output = run(page, "#cell-6")
+    expect(output.locator(".course-out--result")).to_have_text("42")
+
+
+def test_matplotlib_figures_with_alt_text(page):
+    output = run(page, "#cell-4")
+    assert status(page, "#cell-4").startswith("Done in"), output.inner_text()
+    image = output.locator("figure.course-out--figure img")
+    expect(image).to_have_count(1)
+    expect(image).to_have_attribute("alt", "A sine wave")
+    assert page.evaluate("document.querySelector('#cell-4 img').naturalWidth") > 100
+    code = (
+        "import matplotlib.pyplot as plt\n"
+        "plt.figure(); plt.suptitle('Two panels'); plt.subplot(1, 2, 1); plt.title('left')\n"
+        "plt.figure(); plt.plot([1, 2])\n"
+        "len(plt.get_fignums())"
+    )
+    output = run(page, "#cell-5", code)
+    expect(output.locator(".course-out--result")).to_have_text("2")
+    images = output.locator("img")
+    expect(images).to_have_count(2)
+    assert [images.nth(i).get_attribute("alt") for i in range(2)] == ["Two panels", "Figure 2"]
+    # The figures were closed after the cell.
+    output = run(page, "#cell-5", "import matplotlib.pyplot as plt\nlen(plt.get_fignums())")
+    expect(output.locator(".course-out--result")).to_have_text("0")
+
+
+def test_runs_are_queued_in_click_order(page):
+    busy = "import time\nt = time.time()\nwhile time.time() - t < {s}:\n    pass\norder.append({name!r})"
+    run(page, "#cell-5", "order = []")
+    set_code(page, "#cell-1", busy.format(s=2, name="first"))
+    set_code(page, "#cell-3", busy.format(s=0, name="third"))
+    set_code(page, "#cell-2", busy.format(s=1, name="second"))
+    run(page, "#cell-1", wait=False)
+    expect(page.locator("#cell-1")).to_have_attribute("data-state", "running", timeout=LOAD_TIMEOUT_MS)
+    run(page, "#cell-2", wait=False)
+    run(page, "#cell-3", wait=False)
+    run(page, "#cell-1", wait=False, force=True)  # Run on a running cell is ignored
+    expect(page.locator("#cell-3")).to_have_attribute("data-state", "queued")
+    for cell in ("#cell-1", "#cell-2", "#cell-3"):
+        expect(page.locator(cell)).to_have_attribute("data-state", "done", timeout=LOAD_TIMEOUT_MS)
+    output = run(page, "#cell-5", "order")
+    expect(output.locator(".course-out--result")).to_have_text("['first', 'second', 'third']")
+
+
+def test_output_flood_is_capped(page):
+    output = run(page, "#cell-5", "for i in range(100_000):\n    print(i)\n'finished'")
+    assert status(page, "#cell-5").startswith("Done in")
+    expect(output.locator(".course-out--result")).to_have_text("'finished'")
+    notice = output.locator(".course-cell__notice--dropped")
+    expect(notice).to_contain_text("98,000 lines dropped")
+    assert output.locator(".course-out--stdout").inner_text().count("\n") == 2000
+    # One huge line is capped by size.
+    output = run(page, "#cell-5", "print('x' * 5_000_000)")
+    expect(output.locator(".course-cell__notice--dropped")).to_contain_text("1 line dropped")
+    assert len(output.locator(".course-out--stdout").inner_text()) <= 200_000
+
+
+def test_input_and_missing_modules_explain_themselves(page):
+    output = run(page, "#cell-5", "name = input('Your name? ')")
+    expect(output.locator(".course-out--error")).to_contain_text("input() is not available")
+    output = run(page, "#cell-5", "import scipy")
+    text = output.locator(".course-out--error").inner_text()
+    assert "ModuleNotFoundError: No module named 'scipy'" in text
+    assert "module 'scipy' is not available in this course" in text
+
+
+def test_recursion_and_memory_errors_are_tracebacks(page):
+    output = run(page, "#cell-5", "def f(n):\n    return f(n + 1)\nf(0)")
+    expect(output.locator(".course-out--error")).to_contain_text("RecursionError")
+    output = run(page, "#cell-5", "big = bytearray(2**31 - 1)")
+    expect(output.locator(".course-out--error")).to_contain_text("MemoryError")
+    # Python is still fine afterwards, the namespace too.
+    output = run(page, "#cell-6")
+    expect(output.locator(".course-out--result")).to_have_text("42")
+
+
+def test_stop_restarts_python_and_keeps_the_edited_code(page):
+    code = "# my edit\nwhile True:\n    pass"
+    run(page, "#cell-5", code, wait=False)
+    expect(page.locator("#cell-5")).to_have_attribute("data-state", "running", timeout=LOAD_TIMEOUT_MS)
+    stop = page.locator("#cell-5 .course-cell__button--stop")
+    expect(stop).to_be_enabled()
+    stop.click()
+    expect(page.locator("#cell-5")).to_have_attribute("data-state", "stopped", timeout=30_000)
+    expect(page.locator("#cell-5 .course-cell__status")).to_have_text("Stopped")
+    expect(page.locator("#cell-5 .course-cell__notice--stopped")).to_contain_text("namespace was reset")
+    expect(stop).to_be_disabled()
+    assert get_code(page, "#cell-5") == code
+    # A fresh Python serves the next Run; `shared` is gone with the old namespace.
+    output = run(page, "#cell-6")
+    expect(output.locator(".course-out--error")).to_contain_text("NameError: name 'shared' is not defined")
+    output = run(page, "#cell-5", "shared = 1\nshared")
+    expect(output.locator(".course-out--result")).to_have_text("1")
+
+
+def test_crashed_worker_is_replaced(page):
+    # Kill Pyodide from inside: a fatal error the page must notice.
+    code = "import js, pyodide_js\npyodide_js._api.fatal_error(js.Error.new('simulated crash'))"
+    run(page, "#cell-5", code)
+    expect(page.locator("#cell-5 .course-cell__status")).to_have_text("Error")
+    expect(page.locator("#cell-5 .course-cell__notice--error")).to_contain_text("Python stopped working")
+    output = run(page, "#cell-5", "1 + 1")
+    expect(output.locator(".course-out--result")).to_have_text("2")
+
+
+def test_reset_restores_the_lesson_code(page):
+    set_code(page, "#cell-6", "something else")
+    page.locator("#cell-6 .course-cell__button--reset").click()
+    assert get_code(page, "#cell-6") == "shared * 6"
+    # Undo in the editor brings the learner's version back.
+    page.locator("#cell-6 .cm-content").click()
+    page.keyboard.press("Control+z")
+    assert get_code(page, "#cell-6") == "something else"
+
+
+def test_keyboard_run_and_leaving_the_editor(page):
+    set_code(page, "#cell-6", "6 * 7")
+    page.locator("#cell-6 .cm-content").click()
+    page.keyboard.press("Shift+Enter")
+    expect(page.locator("#cell-6")).to_have_attribute("data-state", FINAL_STATE, timeout=LOAD_TIMEOUT_MS)
+    expect(page.locator("#cell-6 .course-out--result")).to_have_text("42")
+    assert get_code(page, "#cell-6") == "6 * 7"  # Shift+Enter did not insert a newline
+    # Tab indents inside the editor; Escape then Tab moves focus to the Run button.
+    page.locator("#cell-6 .cm-content").click()
+    page.keyboard.press("Home")
+    page.keyboard.press("Tab")
+    assert get_code(page, "#cell-6").startswith("    6 * 7")
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")
+    focused = page.evaluate("document.activeElement.className")
+    assert "course-cell__button--run" in focused
+
+
+def test_no_request_left_loopback(page):
+    # guarded_page fails the module if one did; this makes the check visible.
+    assert re.match(r"http://127\.0\.0\.1:\d+/", page.url)
