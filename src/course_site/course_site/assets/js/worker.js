@@ -14,6 +14,8 @@ const RUNTIME_DIR = "/home/pyodide/.course";
 let pyodide = null;
 let runCellProxy = null;
 let extraPackagesProxy = null;
+let warmMatplotlibProxy = null;
+let warmedMatplotlib = false;
 let importPackages = null; // Python dict: module -> [package names], from runtime.json
 let interruptView = null;
 let config = null;
@@ -262,7 +264,21 @@ def _extra_packages(code, mapping):
             names.update(f"{node.module}.{alias.name}" for alias in node.names)
     return sorted({pkg for name in names for pkg in mapping.get(name, ())})
 
-{"run": _run, "extra_packages": _extra_packages}
+def _warm_matplotlib():
+    """Import matplotlib's font manager quietly (it builds its font cache on first
+    import and logs "Matplotlib is building the font cache" to stderr)."""
+    if "matplotlib.font_manager" in sys.modules:
+        return
+    import logging
+    logger = logging.getLogger("matplotlib.font_manager")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        import matplotlib.font_manager  # noqa: F401
+    finally:
+        logger.setLevel(level)
+
+{"run": _run, "extra_packages": _extra_packages, "warm_matplotlib": _warm_matplotlib}
 `;
 
 /* ------------------------------------------------------------------ init */
@@ -340,6 +356,7 @@ async function init(cfg) {
   const glue = py.runPython(GLUE, { globals: py.toPy({}) });
   runCellProxy = glue.get("run");
   extraPackagesProxy = glue.get("extra_packages");
+  warmMatplotlibProxy = glue.get("warm_matplotlib");
   importPackages = py.toPy(cfg.importPackages || {});
   pyodide = py;
   progress.loaded = progress.total = Math.max(progress.loaded, progress.total);
@@ -398,6 +415,10 @@ async function run(msg) {
       const names = extra.toJs();
       extra.destroy();
       if (names.length) await pyodide.loadPackage(names, quiet);
+    }
+    if (pyodide.loadedPackages.matplotlib && !warmedMatplotlib) {
+      warmedMatplotlib = true;
+      warmMatplotlibProxy();
     }
     progress.id = null;
     progress.packages = [];
