@@ -39,7 +39,7 @@ def page(browser, built_site, serve, tmp_path_factory):
 
 
 def test_enhances_static_cells(page):
-    expect(page.locator(".course-cell--live")).to_have_count(6)
+    expect(page.locator(".course-cell--live")).to_have_count(7)
     expect(page.locator(".course-cell__static")).to_have_count(0)
     expect(page.locator("#cell-1 .cm-content")).to_contain_text('greeting = "hello"')
     expect(page.locator("#cell-1 .course-cell__label")).to_contain_text("Precomputed output")
@@ -52,6 +52,11 @@ def test_enhances_static_cells(page):
 def test_progress_then_ready(page):
     # Loading starts by itself when the page is idle and reports bytes.
     expect(page.locator("#cell-1 .course-cell__status")).to_have_text("Python is ready", timeout=LOAD_TIMEOUT_MS)
+
+
+def test_autorun_cell_ran_by_itself(page):
+    expect(page.locator("#cell-7")).to_have_attribute("data-state", "done", timeout=LOAD_TIMEOUT_MS)
+    expect(page.locator("#cell-7 .course-out--stdout")).to_have_text("autorun ok\n")
 
 
 def test_run_replaces_precomputed_output(page):

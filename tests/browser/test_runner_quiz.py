@@ -30,7 +30,7 @@ def test_quiz_feedback_with_the_keyboard(open_page, fixture_url):
     expect(feedback).to_be_empty()
 
     # Tab into the radio group from the element before it, then choose with the keyboard.
-    page.locator("#cell-6 .course-cell__button--reset").focus()
+    page.locator("#cell-7 .course-cell__button--reset").focus()
     seen = []
     for _ in range(6):
         page.keyboard.press("Tab")
@@ -71,7 +71,7 @@ def test_quiz_feedback_with_the_keyboard(open_page, fixture_url):
 
 def test_without_javascript_cells_read_as_code_and_output(open_page, fixture_url):
     page = open_page(fixture_url, java_script_enabled=False)
-    expect(page.locator(".course-cell__static")).to_have_count(6)
+    expect(page.locator(".course-cell__static")).to_have_count(7)
     expect(page.locator(".cm-editor")).to_have_count(0)
     expect(page.locator("#cell-1 .course-cell__static")).to_contain_text('greeting = "hello"')
     expect(page.locator("#cell-1 .course-out--stdout")).to_have_text("hello 0\nhello 1\nhello 2\n")

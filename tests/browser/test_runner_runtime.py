@@ -77,6 +77,17 @@ def test_only_a_final_bare_expression_is_shown(runtime):
     assert emit.events == []
 
 
+def test_trailing_semicolon_hides_the_result(runtime):
+    ok, emit, _ = run(runtime, "x = 3\nx * 2;")
+    assert ok and emit.events == []
+    _, emit, _ = run(runtime, "x = 3\nx * 2  ;  # hidden")
+    assert emit.events == []
+    _, emit, _ = run(runtime, "s = 'a;b'\ns")
+    assert emit.events == [("result", "'a;b'")]
+    _, emit, _ = run(runtime, "é = 'é'; é")
+    assert emit.events == [("result", "'é'")]
+
+
 def test_namespace_is_shared(runtime):
     ns: dict = {"__name__": "__main__"}
     run(runtime, "a = 5", ns, "<cell 1>")

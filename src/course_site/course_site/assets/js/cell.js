@@ -15,7 +15,7 @@ import {
 } from "../vendor/codemirror.js";
 
 const MAX_FIT_LINES = 30;
-const STATUS_PROGRESS_MS = 1000; // progress text in role=status changes at most this often
+const STATUS_PROGRESS_MS = 250; // progress text changes at most this often (aria-busy meanwhile)
 
 const ICONS = {
   run: "M8 5v14l11-7z",
@@ -59,6 +59,11 @@ function progressText(prefix, loaded, total) {
   if (total > 0) return `${prefix}… ${formatMB(Math.min(loaded, total))} / ${formatMB(total)} MB`;
   if (loaded > 0) return `${prefix}… ${formatMB(loaded)} MB`;
   return `${prefix}…`;
+}
+
+/** Byte progress while downloading; `done` once every byte is in (compiling, booting). */
+function loadingText(p, prefix, done) {
+  return p.total > 0 && p.loaded >= p.total ? done : progressText(prefix, p.loaded, p.total);
 }
 
 let uid = 0;
@@ -195,6 +200,10 @@ export class Cell {
   setStatus(text, state, { progress = null } = {}) {
     if (this.status.textContent !== text) this.status.textContent = text;
     this.root.dataset.state = state;
+    // While bytes count up, screen readers wait for the outcome instead of
+    // reading every number.
+    if (progress) this.status.setAttribute("aria-busy", "true");
+    else this.status.removeAttribute("aria-busy");
     if (progress && progress.total > 0) {
       this.progressBar.hidden = false;
       this.progressBar.max = progress.total;
@@ -207,7 +216,7 @@ export class Cell {
     }
   }
 
-  /** Progress text goes to a role=status element: change it at most once a second. */
+  /** Progress text: change it at most every STATUS_PROGRESS_MS. */
   setProgressStatus(text, state, progress, force = false) {
     const now = performance.now();
     if (force || now - this.lastStatusAt >= STATUS_PROGRESS_MS || this.root.dataset.state !== state) {
@@ -223,16 +232,13 @@ export class Cell {
     const k = this.kernel;
     if (this.job) {
       if (this.job.phase === "queued" && k.state === "loading") {
-        const p = k.progress;
-        this.setProgressStatus(progressText("Waiting for Python", p.loaded, p.total), "waiting", p);
+        this.setProgressStatus(loadingText(k.progress, "Waiting for Python", "Waiting for Python to start…"), "waiting", k.progress);
       }
       return;
     }
     if (this.hasOwnStatus) return;
     if (k.state === "loading") {
-      const p = k.progress;
-      const text = p.total > 0 && p.loaded >= p.total ? "Starting Python…" : progressText("Loading Python", p.loaded, p.total);
-      this.setProgressStatus(text, "loading", p);
+      this.setProgressStatus(loadingText(k.progress, "Loading Python", "Starting Python…"), "loading", k.progress);
     } else if (k.state === "ready") {
       this.setStatus("Python is ready", "ready");
     } else if (k.state === "failed") {
@@ -280,7 +286,7 @@ export class Cell {
       case "queued":
         if (msg.waitingForPython || this.kernel.state !== "ready") {
           const p = this.kernel.progress;
-          this.setProgressStatus(progressText("Waiting for Python", p.loaded, p.total), "waiting", p, true);
+          this.setProgressStatus(loadingText(p, "Waiting for Python", "Waiting for Python to start…"), "waiting", p, true);
         } else {
           this.setStatus(msg.position > 1 ? `Queued (${msg.position} ahead)` : "Queued…", "queued");
         }

@@ -62,7 +62,8 @@ def run_cell(
     """Execute ``code`` in ``namespace``; return True if no exception escaped.
 
     All statements are executed; a final bare expression is evaluated and its
-    ``repr`` emitted as ``("result", …)`` when it is not ``None`` (like a REPL).
+    ``repr`` emitted as ``("result", …)`` when it is not ``None`` (like a REPL;
+    as in Jupyter, a trailing ``;`` hides it).
     An exception is emitted as ``("error", traceback_text)`` with line numbers
     relative to ``code`` (1-based).  Afterwards, if ``matplotlib.pyplot`` has been
     imported, every open figure is emitted as ``("figure", {"png", "alt"})`` and
@@ -73,7 +74,7 @@ def run_cell(
     try:
         tree = ast.parse(code, filename=filename, mode="exec")
         last: ast.expr | None = None
-        if tree.body and isinstance(tree.body[-1], ast.Expr):
+        if tree.body and isinstance(tree.body[-1], ast.Expr) and not _ends_with_semicolon(code, tree.body[-1]):
             last = tree.body.pop().value
         if tree.body:
             exec(compile(tree, filename, "exec"), namespace)
@@ -161,6 +162,15 @@ def _register_source(filename: str, code: str) -> None:
     """Make the cell's source visible to linecache so tracebacks show its lines."""
     _CELL_FILES.add(filename)
     linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+
+
+def _ends_with_semicolon(code: str, node: ast.stmt) -> bool:
+    """Whether the statement is followed by ``;`` on its last line (Jupyter's "hide the result")."""
+    lines = code.splitlines()
+    if node.end_lineno is None or node.end_col_offset is None or node.end_lineno > len(lines):
+        return False
+    rest = lines[node.end_lineno - 1].encode()[node.end_col_offset :].decode(errors="replace")
+    return rest.lstrip().startswith(";")
 
 
 def _is_cell_frame(frame: traceback.FrameSummary) -> bool:
