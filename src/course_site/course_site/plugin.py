@@ -57,7 +57,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         self.root = Path(config.config_file_path).parent
         _register_fences(config, self._validate, self._format)
         _require_extension(config, "pymdownx.arithmatex", {"generic": True})
-        config.extra_css.append(site_assets.STYLESHEET)
+        config.extra_css.extend(site_assets.STYLESHEETS)
         config.extra_javascript.append(ExtraScriptValue(site_assets.LOADER))
         config.extra_javascript[-1].type = "module"
         self.bundle = site_assets.prepare(self.config, self.root)

@@ -28,7 +28,7 @@ from .wheel import Wheel, build_wheel
 
 ASSETS = Path(__file__).parent / "assets"
 SITE_FOLDER = "assets/course"
-STYLESHEET = f"{SITE_FOLDER}/css/course.css"
+STYLESHEETS = [f"{SITE_FOLDER}/css/course.css", f"{SITE_FOLDER}/math.css"]
 LOADER = f"{SITE_FOLDER}/js/loader.js"
 FONT_CACHE = "matplotlib-fontlist.json"
 """matplotlib's font list, prebuilt in Pyodide by scripts/matplotlib_font_cache.mjs."""
