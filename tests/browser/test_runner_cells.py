@@ -7,6 +7,7 @@ Pyodide boots once; the tests run in file order and each sets its own code.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from runner_fixture import (
     FINAL_STATE,
     LOAD_TIMEOUT_MS,
+    STATUS_RECORDER,
     get_code,
     guarded_page,
     make_fixture_site,
@@ -34,7 +36,8 @@ pytestmark = pytest.mark.browser
 @pytest.fixture(scope="module")
 def page(browser, built_site, serve, tmp_path_factory):
     folder = make_fixture_site(built_site, tmp_path_factory.mktemp("runner") / "site")
-    with guarded_page(browser, serve(folder) + "fixture/") as (page, _problems):
+    with guarded_page(browser, serve(folder) + "fixture/", init_script=STATUS_RECORDER) as (page, _problems):
+        page.runtime = json.loads((folder / "assets/course/runtime.json").read_text())
         yield page
 
 
@@ -52,6 +55,15 @@ def test_enhances_static_cells(page):
 def test_progress_then_ready(page):
     # Loading starts by itself when the page is idle and reports bytes.
     expect(page.locator("#cell-1 .course-cell__status")).to_have_text("Python is ready", timeout=LOAD_TIMEOUT_MS)
+    sizes = page.runtime["download_bytes"]
+    total = (sizes["core"] + sum(sizes[name] for name in page.runtime["preload_packages"])) / 1e6
+    log = page.evaluate("window.__statusLog")
+    progress = [re.fullmatch(r"Loading Python… ([\d.]+) / ([\d.]+) MB", text) for text in log]
+    loaded = [float(m[1]) for m in progress if m]
+    assert loaded, log
+    assert {m[2] for m in progress if m} == {f"{total:.1f}"}, log
+    assert loaded == sorted(loaded), log
+    assert log[-1] == "Python is ready"
 
 
 def test_autorun_cell_ran_by_itself(page):

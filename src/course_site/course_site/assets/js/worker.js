@@ -193,12 +193,22 @@ function writeStream(stream, buf) {
   return buf.length;
 }
 
+// The worker is busy running Python, so no timer can flush later: each write
+// is posted at once, unless writes come fast (more than 20 in 100 ms), then
+// they are batched (16 kB or 40 ms).  The output cap bounds the total anyway.
+let burstStart = 0;
+let burstCount = 0;
+
 function appendPending(stream, text) {
   if (pendingStream && pendingStream !== stream) flushStream();
   pendingStream = stream;
   pendingText += text;
-  // The worker is busy running Python, so timers cannot fire: flush from here.
-  if (pendingText.length > 16384 || performance.now() - lastFlush > 40) flushStream();
+  const now = performance.now();
+  if (now - burstStart > 100) {
+    burstStart = now;
+    burstCount = 0;
+  }
+  if (++burstCount <= 20 || pendingText.length > 16384 || now - lastFlush > 40) flushStream();
 }
 
 /* Called from Python (module _course_host). */
@@ -408,17 +418,29 @@ async function run(msg) {
       postProgress(true);
     };
     const quiet = { messageCallback: onMessage, errorCallback: () => {} };
-    for (const source of [msg.setup, msg.code]) {
-      if (!source) continue;
-      await pyodide.loadPackagesFromImports(source, quiet);
-      const extra = extraPackagesProxy(source, importPackages);
-      const names = extra.toJs();
-      extra.destroy();
-      if (names.length) await pyodide.loadPackage(names, quiet);
-    }
-    if (pyodide.loadedPackages.matplotlib && !warmedMatplotlib) {
-      warmedMatplotlib = true;
-      warmMatplotlibProxy();
+    try {
+      for (const source of [msg.setup, msg.code]) {
+        if (!source) continue;
+        await pyodide.loadPackagesFromImports(source, quiet);
+        const extra = extraPackagesProxy(source, importPackages);
+        const names = extra.toJs();
+        extra.destroy();
+        if (names.length) await pyodide.loadPackage(names, quiet);
+      }
+      if (pyodide.loadedPackages.matplotlib && !warmedMatplotlib) {
+        warmedMatplotlib = true;
+        warmMatplotlibProxy();
+      }
+    } catch (err) {
+      // A wheel that could not be downloaded (offline?) is this run's error,
+      // not a broken Python: say so and keep the worker.
+      progress.id = null;
+      const why = String(err && err.message ? err.message : err).split("\n")[0];
+      self.postMessage({
+        type: "error", id: msg.id,
+        text: `Could not load the packages this cell imports: ${why}\nCheck your connection and run the cell again.\n`,
+      });
+      return;
     }
     progress.id = null;
     progress.packages = [];
@@ -432,8 +454,9 @@ async function run(msg) {
     ok = runCellProxy(msg.code, msg.setup || "", msg.filename);
     status = ok ? "ok" : "error";
   } catch (err) {
-    // A Python exception escaping run_cell (e.g. KeyboardInterrupt while saving
-    // figures) or a fatal Pyodide error.
+    // A Python exception escaping run_cell (KeyboardInterrupt arriving between
+    // two statements of the glue) or a fatal Pyodide error (on_fatal has
+    // already told the page in that case).
     flushStream();
     const text = String(err && err.message ? err.message : err);
     if (/KeyboardInterrupt/.test(text)) {
@@ -479,7 +502,8 @@ self.onmessage = (event) => {
     queue = init(msg.config).then(
       () => self.postMessage({ type: "ready", version: pyodide.version, urls: takeFetchedURLs() }),
       (err) => {
-        self.postMessage({ type: "init-error", message: String(err && err.stack ? err.stack : err) });
+        console.error("course worker: Python could not start", err);
+        self.postMessage({ type: "init-error", message: String(err && err.message ? err.message : err).split("\n")[0] });
         throw err;
       },
     );
