@@ -159,6 +159,17 @@ def test_matplotlib_figures_with_alt_text(page):
     expect(output.locator(".course-out--result")).to_have_text("0")
 
 
+def test_matplotlib_uses_the_prebuilt_font_list(page):
+    # Loaded from pyodide/v*/matplotlib-fontlist.json, not rebuilt in the browser (seconds).
+    output = run(
+        page,
+        "#cell-5",
+        "from matplotlib import font_manager\ngetattr(font_manager.fontManager, '_course_prebuilt', 'rebuilt')",
+    )
+    expect(output).to_contain_text("Pyodide 0.27.7, scripts/matplotlib_font_cache.mjs")
+    expect(output).not_to_contain_text("building the font cache")
+
+
 def test_runs_are_queued_in_click_order(page):
     busy = "import time\nt = time.time()\nwhile time.time() - t < {s}:\n    pass\norder.append({name!r})"
     run(page, "#cell-5", "order = []")

@@ -7,7 +7,7 @@
  *
  *   page -> worker
  *     {type: "init", config: {indexURL, lockFileURL, runtimeURL, preload: [names],
- *                             importPackages: {module: [packages]}, coreBytes,
+ *                             importPackages: {module: [packages]}, fontListURL, coreBytes,
  *                             downloadBytes: {name: bytes}, interruptBuffer?: SharedArrayBuffer}}
  *     {type: "run", id, code, setup, filename, maxLines, maxChars}
  *     {type: "cancel", id}           drop a run whose packages are still loading
@@ -88,6 +88,7 @@ export class Kernel extends EventTarget {
         indexURL: o.indexURL,
         lockFileURL: o.lockFileURL || null,
         importPackages: o.importPackages || {},
+        fontListURL: o.fontListURL || null,
         runtimeURL: String(o.runtimeURL),
         preload: o.preload || [],
         coreBytes: coreBytes + preloadBytes,

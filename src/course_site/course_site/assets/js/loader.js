@@ -79,6 +79,7 @@ async function enhanceCells(roots) {
     indexURL: new URL(config.pyodide_index_url, RUNTIME_JSON).href,
     lockFileURL: config.lock_file_url ? new URL(config.lock_file_url, RUNTIME_JSON).href : null,
     importPackages: config.import_packages || {},
+    fontListURL: config.matplotlib_font_cache ? new URL(config.matplotlib_font_cache, RUNTIME_JSON).href : null,
     preload: config.preload_packages || [],
     downloadBytes: config.download_bytes || {},
     timeLimitS: Number(config.time_limit_s) || 0,

@@ -274,19 +274,21 @@ def _extra_packages(code, mapping):
             names.update(f"{node.module}.{alias.name}" for alias in node.names)
     return sorted({pkg for name in names for pkg in mapping.get(name, ())})
 
-def _warm_matplotlib():
-    """Import matplotlib's font manager quietly (it builds its font cache on first
-    import and logs "Matplotlib is building the font cache" to stderr)."""
+def _warm_matplotlib(font_list):
+    """Install the site's prebuilt font list, then import matplotlib's font manager.
+
+    Pyodide's matplotlib keeps its font cache beside the package (fontlist.json).
+    The one in the 0.27.7 wheel was made by another matplotlib version
+    (_version 390, not 330), so without ours every first import spends seconds
+    rebuilding it.
+    """
     if "matplotlib.font_manager" in sys.modules:
         return
-    import logging
-    logger = logging.getLogger("matplotlib.font_manager")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        import matplotlib.font_manager  # noqa: F401
-    finally:
-        logger.setLevel(level)
+    if font_list is not None:
+        import importlib.util, pathlib
+        target = pathlib.Path(importlib.util.find_spec("matplotlib").origin).with_name("fontlist.json")
+        target.write_bytes(font_list.to_bytes())
+    import matplotlib.font_manager  # noqa: F401
 
 {"run": _run, "extra_packages": _extra_packages, "warm_matplotlib": _warm_matplotlib}
 `;
@@ -375,6 +377,17 @@ async function init(cfg) {
 
 /* ------------------------------------------------------------------ runs */
 
+/* matplotlib's prebuilt font list (bytes), fetched once, or null when the site has none. */
+let fontListBytes;
+function fontList() {
+  if (!config.fontListURL) return Promise.resolve(null);
+  fontListBytes ??= nativeFetch(config.fontListURL)
+    .then((r) => (r.ok ? r.arrayBuffer() : null))
+    .then((buf) => (buf ? new Uint8Array(buf) : null))
+    .catch(() => null);
+  return fontListBytes;
+}
+
 /* Expected bytes for a "Loading a, b, c" step.  runtime.json's download_bytes
  * are keyed by the package a learner imports ("matplotlib" = matplotlib and the
  * dependencies it adds beyond numpy), so sum the keys that appear in the list.
@@ -429,7 +442,7 @@ async function run(msg) {
       }
       if (pyodide.loadedPackages.matplotlib && !warmedMatplotlib) {
         warmedMatplotlib = true;
-        warmMatplotlibProxy();
+        warmMatplotlibProxy(await fontList());
       }
     } catch (err) {
       // A wheel that could not be downloaded (offline?) is this run's error,
