@@ -65,10 +65,11 @@ class PageRunner:
 
         Raises `LessonError` at the failing cell's Markdown line, with the traceback.
         """
-        runnable = [cell for cell in cells if cell.options.execute]
+        # Cells are numbered from 1 in page order, as in the browser: <cell 1>, <cell 2>, ...
+        runnable = {n: cell for n, cell in enumerate(cells, start=1) if cell.options.execute}
         if not runnable:
             return [[] for _ in cells]
-        key = self._key(runnable)
+        key = self._key(list(runnable.values()))
         reply = self._cached(key)
         if reply is None:
             reply = self._spawn(runnable)
@@ -92,13 +93,13 @@ class PageRunner:
         tmp.write_text(json.dumps(reply))
         tmp.replace(self.cache_dir / f"{key}.json")
 
-    def _spawn(self, cells: list[Cell]) -> dict:
+    def _spawn(self, cells: dict[int, Cell]) -> dict:
         request = {
-            "cells": [{"code": c.code, "setup": c.setup} for c in cells],
+            "cells": [{"number": n, "code": c.code, "setup": c.setup} for n, c in cells.items()],
             "sys_path": [str(RUNTIME_DIR), *sorted({str(d.parent) for d in self.source_dirs})],
         }
         env = {**os.environ, "MPLBACKEND": "agg", "PYTHONHASHSEED": "0"}
-        where = cells[0].block.path
+        first = next(iter(cells.values()))
         try:
             done = subprocess.run(
                 [sys.executable, "-m", "course_site.execute"],
@@ -111,13 +112,13 @@ class PageRunner:
             )
         except subprocess.TimeoutExpired:
             raise LessonError(
-                where,
-                cells[0].block.line,
+                first.block.path,
+                first.block.line,
                 f"the page's cells did not finish within {self.timeout} s at build time "
                 "(raise execute_timeout in mkdocs.yml or fix the loop)",
             ) from None
         if done.returncode != 0:
-            raise LessonError(where, cells[0].block.line, "the cell runner crashed", done.stderr)
+            raise LessonError(first.block.path, first.block.line, "the cell runner crashed", done.stderr)
         return json.loads(done.stdout)
 
 
@@ -144,28 +145,22 @@ def _versions() -> str:
     return " ".join(found)
 
 
-def _cell_error(cells: list[Cell], failed: int, reply: dict) -> LessonError:
-    """A `LessonError` at the Markdown line where cell ``failed`` raised."""
+def _cell_error(cells: dict[int, Cell], failed: int, reply: dict) -> LessonError:
+    """A `LessonError` at the Markdown line where cell number ``failed`` raised."""
     cell = cells[failed]
-    traceback = _markdown_traceback(reply["error"], cells)
-    lines = [
-        int(m["line"]) - 1 + (cells[int(m["n"])].code_line if m["kind"] == "cell" else cells[int(m["n"])].setup_line)
-        for m in _FRAME.finditer(reply["error"])
-        if int(m["n"]) == failed
-    ]
-    line = lines[-1] if lines else cell.code_line
-    return LessonError(cell.block.path, line, f"cell {failed + 1} of the page raised", traceback)
+    frames = [m for m in _FRAME.finditer(reply["error"]) if int(m["n"]) == failed]
+    line = _markdown_line(cells, frames[-1]) if frames else cell.code_line
+    traceback = _FRAME.sub(
+        lambda m: f'File "{cells[int(m["n"])].block.path}", line {_markdown_line(cells, m)}', reply["error"]
+    )
+    return LessonError(cell.block.path, line, f"cell {failed} of the page raised", traceback)
 
 
-def _markdown_traceback(text: str, cells: list[Cell]) -> str:
-    """Rewrite ``File "<cell N>", line L`` into the Markdown file and line."""
-
-    def to_markdown(match: re.Match[str]) -> str:
-        cell = cells[int(match["n"])]
-        first = cell.code_line if match["kind"] == "cell" else cell.setup_line
-        return f'File "{cell.block.path}", line {first + int(match["line"]) - 1}'
-
-    return _FRAME.sub(to_markdown, text)
+def _markdown_line(cells: dict[int, Cell], frame: re.Match[str]) -> int:
+    """The Markdown line of a ``File "<cell N>", line L`` traceback frame."""
+    cell = cells[int(frame["n"])]
+    first = cell.code_line if frame["kind"] == "cell" else cell.setup_line
+    return first + int(frame["line"]) - 1
 
 
 # --- the child process -------------------------------------------------------------------
@@ -187,11 +182,13 @@ class _Capture(io.TextIOBase):
 
 def _run_cells(cells: list[dict[str, str]]) -> dict:
     """Run cells in one namespace; stop at the first that raises."""
-    from course_runtime import run_cell
+    from course_runtime import install_input_guard, run_cell
 
+    install_input_guard()
     namespace: dict[str, object] = {"__name__": "__main__"}
     replies: list[list[dict[str, str]]] = []
-    for n, cell in enumerate(cells):
+    for cell in cells:
+        n = cell["number"]
         outputs: list[dict[str, str]] = []
         errors: list[str] = []
         replies.append(outputs)
