@@ -154,3 +154,21 @@ def test_endless_cell_fails_the_build_after_the_timeout(tmp_path: Path):
     done = build(make_project(tmp_path, "# L\n\n```pyodide\nwhile True: pass\n```\n", execute_timeout=3))
     assert done.returncode != 0
     assert "lessons/lesson.md:3: the page's cells did not finish within 3 s" in done.stderr
+
+
+def test_cdn_option_serves_pyodide_from_the_cdn_and_posenc_from_the_site(tmp_path: Path):
+    cdn = "https://cdn.jsdelivr.net/pyodide/v0.27.7/full/"
+    project = make_project(tmp_path, "# L\n\n```pyodide\n1 + 1\n```\n", pyodide_base_url=cdn)
+    config = json.loads((project / "mkdocs.yml").read_text())
+    config["site_url"] = "https://example.org/course/"
+    (project / "mkdocs.yml").write_text(json.dumps(config))
+    done = build(project)
+    assert done.returncode == 0, done.stderr
+    site = project / "site"
+    runtime = json.loads((site / "assets/course/runtime.json").read_text())
+    assert runtime["pyodide_index_url"] == cdn
+    assert not (site / "pyodide/v0.27.7/pyodide.asm.wasm").exists()
+    lock = json.loads((site / "assets/course" / runtime["lock_file_url"]).read_text())
+    assert lock["packages"]["posenc"]["file_name"].startswith("https://example.org/course/assets/course/wheels/")
+    policy = lesson_html(project).split('http-equiv="Content-Security-Policy" content="')[1].split('"')[0]
+    assert "connect-src 'self' https://cdn.jsdelivr.net" in policy
