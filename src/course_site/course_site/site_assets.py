@@ -34,7 +34,8 @@ FONT_CACHE = "matplotlib-fontlist.json"
 """matplotlib's font list, prebuilt in Pyodide by scripts/matplotlib_font_cache.mjs."""
 SERVICE_WORKER = Path(__file__).with_name("service_worker.js")
 SERVICE_WORKER_NAME = "course-sw.js"  # at the site root, so that its scope covers every page
-PRELOAD = ["numpy"]
+PRELOAD = ["numpy", "posenc"]
+"""Loaded and imported with Python itself: every lesson uses them; matplotlib waits for an import."""
 IMPORT_PACKAGES = {"posenc.plot": ["matplotlib"]}
 """Modules whose import needs a package that a plain import scan does not reveal."""
 

@@ -3,8 +3,9 @@
  *   <script type="module" src="…/assets/course/js/loader.js"></script>
  *
  * Does nothing on a page without .course-cell or .course-quiz.  With cells it
- * reads ../runtime.json (next to js/), turns each cell into an editor, and starts
- * the Python worker when the page is idle; a Run clicked earlier just waits.
+ * reads ../runtime.json (next to js/), starts the Python worker (it loads in the
+ * background, off the main thread), then turns each cell into an editor; a Run
+ * clicked before Python is ready just waits for it.
  * Works with Material's instant navigation (document$) as well as plain loads.
  */
 
@@ -84,6 +85,8 @@ async function enhanceCells(roots) {
     downloadBytes: config.download_bytes || {},
     timeLimitS: Number(config.time_limit_s) || 0,
   });
+  // Python loads in its worker while the editors are built and the page settles.
+  kernel.start();
   const cells = [];
   for (const root of roots) {
     if (root.classList.contains("course-cell--live")) continue;
@@ -96,7 +99,6 @@ async function enhanceCells(roots) {
   for (const cell of cells) if (cell.root.dataset.autorun === "true") cell.run();
   const worker = registerServiceWorker(config);
   kernel.addEventListener("downloaded", (event) => keep(worker, event.detail));
-  whenIdle(() => kernel.start());
   return { kernel, cells };
 }
 
