@@ -119,7 +119,9 @@ def emit_figures(emit: Emit) -> bool:
             fig = plt.figure(num)
             try:
                 buf = io.BytesIO()
-                fig.savefig(buf, format="png", dpi=FIGURE_DPI, bbox_inches="tight")
+                # A figure with a layout engine already fits its canvas; "tight" would draw it twice.
+                tight = None if fig.get_layout_engine() is not None else "tight"
+                fig.savefig(buf, format="png", dpi=FIGURE_DPI, bbox_inches=tight)
             except Exception as exc:
                 ok = False
                 _flush_std()
