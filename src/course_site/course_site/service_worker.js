@@ -2,6 +2,8 @@
 // network-first with a cached fallback for everything else of this site.
 //
 // Registered by loader.js as `course-sw.js?v=<site version>&pyodide=<pyodide version>`.
+// On a first visit the page's Python worker is not controlled yet; it puts what it
+// downloads into the same caches (names below), so nothing is fetched twice.
 // Versioned files never change under their URL: `pyodide/v<version>/…`,
 // `assets/course/wheels/<hash>/…` and `assets/course/pyodide-lock-<hash>.json`.
 const params = new URL(self.location.href).searchParams;
@@ -31,21 +33,6 @@ self.addEventListener("fetch", (event) => {
   } else {
     event.respondWith(networkFirst(event.request));
   }
-});
-
-// The page asks us to keep what it has just loaded (served from the HTTP cache, so cheap).
-self.addEventListener("message", (event) => {
-  if (event.data?.type !== "keep" || !Array.isArray(event.data.urls)) return;
-  event.waitUntil(
-    Promise.all(
-      event.data.urls.map(async (href) => {
-        const url = new URL(href, self.location.href);
-        if (url.origin !== self.location.origin || !VERSIONED.test(url.pathname)) return;
-        const cache = await caches.open(cacheFor(url));
-        if (!(await cache.match(url))) await cache.add(url);
-      }),
-    ),
-  );
 });
 
 function cacheFor(url) {

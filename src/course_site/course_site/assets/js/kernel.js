@@ -14,16 +14,14 @@
  *
  *   worker -> page
  *     {type: "progress", phase: "core"|"packages", loaded, total, id, packages}
- *     {type: "ready", version, urls}  {type: "init-error", message}
+ *     {type: "ready", version}  {type: "init-error", message}
  *     {type: "started", id}          packages loaded, Python now executes
  *     {type: "stream", id, stream: "stdout"|"stderr", text}   batched chunks
  *     {type: "result", id, text}     {type: "error", id, text}
  *     {type: "figure", id, png: ArrayBuffer (transferred), alt}
  *     {type: "capped", id, maxLines, maxChars}   output limit reached, rest is dropped
  *     {type: "dropped", id, lines, chars}        totals, sent before "done"
- *     {type: "done", id, ok, status: "ok"|"error"|"cancelled", ms, totalMs, urls}
- *                                    (urls: files downloaded since the last report, for the
- *                                     service worker's cache; also in "ready")
+ *     {type: "done", id, ok, status: "ok"|"error"|"cancelled", ms, totalMs}
  *     {type: "fatal", id, message}   Pyodide is unusable; the page replaces the worker
  *
  * Stop: with crossOriginIsolated, Int32Array(SharedArrayBuffer)[0] = 2 (SIGINT)
@@ -89,6 +87,7 @@ export class Kernel extends EventTarget {
         lockFileURL: o.lockFileURL || null,
         importPackages: o.importPackages || {},
         fontListURL: o.fontListURL || null,
+        cacheNames: o.cacheNames || null,
         runtimeURL: String(o.runtimeURL),
         preload: o.preload || [],
         coreBytes: coreBytes + preloadBytes,
@@ -202,7 +201,6 @@ export class Kernel extends EventTarget {
 
   onMessage(worker, msg) {
     if (worker !== this.worker) return;
-    if (msg.urls?.length) this.dispatchEvent(new CustomEvent("downloaded", { detail: msg.urls }));
     switch (msg.type) {
       case "progress":
         this.progress = { phase: msg.phase, loaded: msg.loaded, total: msg.total };

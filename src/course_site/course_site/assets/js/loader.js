@@ -43,30 +43,18 @@ function versioned(url, version) {
   return u;
 }
 
-/* The plugin's service worker (runtime.json "service_worker") keeps Pyodide for
- * offline use.  It only sees requests once it controls the page, so the page
- * reports what the Python worker downloaded and the service worker caches it. */
+/* The plugin's service worker (runtime.json "service_worker") serves the versioned
+ * Python files from its caches (offline too); the Python worker fills them as it
+ * downloads, since on a first visit the service worker does not control it yet. */
 function registerServiceWorker(config) {
-  if (!config.service_worker || !("serviceWorker" in navigator) || !window.isSecureContext) return null;
+  if (!config.service_worker || !("serviceWorker" in navigator) || !window.isSecureContext) return false;
   const url = new URL(config.service_worker, RUNTIME_JSON);
   if (config.version) url.searchParams.set("v", config.version);
   if (config.pyodide_version) url.searchParams.set("pyodide", config.pyodide_version);
-  return new Promise((resolve) => {
-    whenIdle(() => {
-      navigator.serviceWorker.register(url).then(
-        () => navigator.serviceWorker.ready.then(resolve),
-        (err) => {
-          console.warn("course: service worker not registered:", err);
-          resolve(null);
-        },
-      );
-    });
+  whenIdle(() => {
+    navigator.serviceWorker.register(url).catch((err) => console.warn("course: service worker not registered:", err));
   });
-}
-
-function keep(registration, urls) {
-  if (!registration || !urls?.length) return;
-  registration.then((reg) => reg?.active?.postMessage({ type: "keep", urls })).catch(() => {});
+  return true;
 }
 
 async function enhanceCells(roots) {
@@ -74,12 +62,14 @@ async function enhanceCells(roots) {
     import("./cell.js"), import("./kernel.js"), loadConfig(),
   ]);
   const v = config.version;
+  const offline = registerServiceWorker(config);
   const kernel = new Kernel({
     workerURL: versioned(new URL("./worker.js", import.meta.url), v),
     runtimeURL: versioned(new URL("../py/course_runtime.py", import.meta.url), v),
     indexURL: new URL(config.pyodide_index_url, RUNTIME_JSON).href,
     lockFileURL: config.lock_file_url ? new URL(config.lock_file_url, RUNTIME_JSON).href : null,
     importPackages: config.import_packages || {},
+    cacheNames: offline ? { pyodide: `course-pyodide-${config.pyodide_version}`, site: `course-site-${v}` } : null,
     fontListURL: config.matplotlib_font_cache ? new URL(config.matplotlib_font_cache, RUNTIME_JSON).href : null,
     preload: config.preload_packages || [],
     downloadBytes: config.download_bytes || {},
@@ -97,8 +87,6 @@ async function enhanceCells(roots) {
     }
   }
   for (const cell of cells) if (cell.root.dataset.autorun === "true") cell.run();
-  const worker = registerServiceWorker(config);
-  kernel.addEventListener("downloaded", (event) => keep(worker, event.detail));
   return { kernel, cells };
 }
 

@@ -43,17 +43,25 @@ function postProgress(force) {
 
 const nativeFetch = self.fetch.bind(self);
 const prefetched = new Map(); // absolute URL -> Promise<Response> (used once)
-const fetchedURLs = new Set(); // successful downloads not yet reported to the page
 
-/* URLs fetched since the last call (the page lets its service worker keep them). */
-function takeFetchedURLs() {
-  const urls = [...fetchedURLs];
-  fetchedURLs.clear();
-  return urls;
+/* Files whose content never changes under their URL, and the caches the site's
+ * service worker (course-sw.js) serves them from: the worker stores what it
+ * downloads there itself, so nothing is downloaded twice and the next visit is
+ * served from the cache, offline too. */
+const VERSIONED = /\/pyodide\/v[^/]+\/|\/assets\/course\/wheels\/[0-9a-f]+\/|\/assets\/course\/pyodide-lock-[0-9a-f]+\.json$/;
+
+function keepInCache(response) {
+  const names = config?.cacheNames;
+  if (!names || !self.caches || !response.ok || !response.url) return;
+  const path = new URL(response.url).pathname;
+  if (!VERSIONED.test(path)) return;
+  const name = path.includes("/pyodide/v") ? names.pyodide : names.site;
+  const copy = response.clone();
+  caches.open(name).then((cache) => cache.put(response.url, copy)).catch(() => {});
 }
 
 function countBody(response) {
-  if (response.ok && response.url) fetchedURLs.add(response.url);
+  keepInCache(response);
   if (!response.ok || !response.body || typeof TransformStream !== "function") return response;
   const counter = new TransformStream({
     transform(chunk, controller) {
@@ -494,7 +502,7 @@ async function run(msg) {
         self.postMessage({ type: "dropped", id: c.id, lines, chars: c.droppedBytes });
       }
       self.postMessage({
-        type: "done", id: c.id, ok, status, urls: takeFetchedURLs(),
+        type: "done", id: c.id, ok, status,
         ms: Math.round(performance.now() - t1), totalMs: Math.round(performance.now() - t0),
       });
       current = null;
@@ -515,7 +523,7 @@ self.onmessage = (event) => {
   const msg = event.data;
   if (msg.type === "init") {
     queue = init(msg.config).then(
-      () => self.postMessage({ type: "ready", version: pyodide.version, urls: takeFetchedURLs() }),
+      () => self.postMessage({ type: "ready", version: pyodide.version }),
       (err) => {
         console.error("course worker: Python could not start", err);
         self.postMessage({ type: "init-error", message: String(err && err.message ? err.message : err).split("\n")[0] });

@@ -1,0 +1,53 @@
+"""Offline: the service worker keeps the versioned Python files, and a lesson runs with the network cut."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "fixture"))
+from runner_fixture import LOAD_TIMEOUT_MS, guarded_page, run
+
+pytest.importorskip("playwright")
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+LESSON = "lessons/32-positional-encoding/"
+CACHED = """async () => {
+    const found = {};
+    for (const name of await caches.keys()) {
+        found[name] = (await (await caches.open(name)).keys()).map((r) => new URL(r.url).pathname);
+    }
+    return found;
+}"""
+
+
+def wait_ready(page) -> None:
+    expect(page.locator("#cell-1 .course-cell__status")).to_have_text("Python is ready", timeout=LOAD_TIMEOUT_MS)
+
+
+def test_first_visit_fills_the_caches_then_the_lesson_runs_offline(browser, site_server):
+    with guarded_page(browser, site_server + LESSON) as (page, problems):
+        wait_ready(page)
+        page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=LOAD_TIMEOUT_MS)
+        cached = page.evaluate(CACHED)
+        pyodide = cached["course-pyodide-0.27.7"]
+        # What the first visit downloaded is kept, each file once, by the Python worker itself.
+        for name in ("pyodide.asm.wasm", "python_stdlib.zip", "pyodide.asm.js"):
+            assert f"/pyodide/v0.27.7/{name}" in pyodide
+        assert any(path.endswith(".whl") and "numpy" in path for path in pyodide)
+        assert not any("matplotlib" in path for path in pyodide)  # not imported yet, not fetched
+
+        page.reload()  # a second visit, now through the service worker
+        wait_ready(page)
+        page.context.set_offline(True)
+        page.reload()
+        wait_ready(page)
+        output = run(page, "#cell-1")
+        expect(output.locator(".course-out--stdout")).to_contain_text("without positions:")
+        expect(page.locator("#cell-1 .course-cell__status")).to_contain_text("Done in")
+        page.context.set_offline(False)
+        assert not problems
