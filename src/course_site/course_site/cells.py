@@ -6,8 +6,8 @@ output it produced at build time; ``assets/js/cell.js`` turns it into an editor.
 
 from __future__ import annotations
 
-import base64
 import struct
+from collections.abc import Callable
 
 from markdown import Markdown
 
@@ -15,9 +15,16 @@ from .execute import Output
 from .fences import Cell
 from .markup import Raw, tag, void
 
+FigureURL = Callable[[bytes], str]
 
-def render_cell(cell: Cell, index: int, outputs: list[Output], md: Markdown, download_note: str) -> str:
-    """Return the cell's HTML; ``index`` numbers the cells of a page from 1."""
+
+def render_cell(
+    cell: Cell, index: int, outputs: list[Output], md: Markdown, download_note: str, figure_url: FigureURL
+) -> str:
+    """Return the cell's HTML; ``index`` numbers the cells of a page from 1.
+
+    ``figure_url`` publishes a figure's PNG and returns its URL relative to the page.
+    """
     attrs = {
         "class": "course-cell",
         "id": f"cell-{index}",
@@ -33,19 +40,19 @@ def render_cell(cell: Cell, index: int, outputs: list[Output], md: Markdown, dow
         "div",
         attrs,
         tag("div", {"class": "course-cell__static"}, Raw(_highlight(cell.code, md))),
-        render_outputs(outputs) if outputs else None,
+        render_outputs(outputs, figure_url) if outputs else None,
         tag("p", {"class": "course-cell__note"}, download_note),
     ).html
 
 
-def render_outputs(outputs: list[Output]) -> Raw:
-    """Build-time output, in the classes the live output uses."""
+def render_outputs(outputs: list[Output], figure_url: FigureURL) -> Raw:
+    """Build-time output, in the classes the live output uses; figures are separate files."""
     figures = 0
     parts = []
     for output in outputs:
         if output.kind == "figure":
             figures += 1
-            parts.append(_figure(output, figures))
+            parts.append(_figure(output, figures, figure_url(output.png)))
         else:
             parts.append(tag("pre", {"class": f"course-out course-out--{output.kind}"}, output.text))
     return tag(
@@ -55,9 +62,8 @@ def render_outputs(outputs: list[Output]) -> Raw:
     )
 
 
-def _figure(output: Output, number: int) -> Raw:
+def _figure(output: Output, number: int, source: str) -> Raw:
     width, height = _png_size(output.png)
-    source = "data:image/png;base64," + base64.b64encode(output.png).decode("ascii")
     image = void(
         "img",
         {"src": source, "alt": output.text or f"Figure {number}", "width": width, "height": height, "loading": "lazy"},

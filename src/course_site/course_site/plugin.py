@@ -18,6 +18,7 @@ from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
+from mkdocs.utils import get_relative_url
 
 from . import site_assets
 from .cells import render_cell
@@ -35,6 +36,7 @@ class _PageBlocks:
     """The blocks of the page being rendered, waiting for SuperFences to format them."""
 
     path: str
+    url: str
     pending: dict[str, deque[str | tuple]] = field(default_factory=lambda: defaultdict(deque))
 
     def left_over(self) -> list[str]:
@@ -49,6 +51,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         self.bundle: site_assets.Bundle | None = None
         self.runner: PageRunner | None = None
         self.page: _PageBlocks | None = None
+        self.figures: dict[str, bytes] = {}  # site path -> PNG of a build-time figure
 
     # -- mkdocs events ------------------------------------------------------------------------
 
@@ -82,7 +85,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         path = Path(page.file.abs_src_path or page.file.src_uri).resolve()
         shown = path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else str(path)
         blocks = scan(page.file.content_string, shown)
-        self.page = _PageBlocks(shown)
+        self.page = _PageBlocks(shown, page.url)
         cells = [to_cell(block) for block in blocks if block.lang == CELL]
         quizzes = [parse_quiz(block) for block in blocks if block.lang == QUIZ]
         outputs = self.runner.run(cells) if self.config.execute and cells else [[] for _ in cells]
@@ -111,6 +114,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
     def on_post_build(self, config: MkDocsConfig) -> None:
         """``post_build``: publish Pyodide, the posenc wheel, the scripts and runtime.json."""
         site_assets.publish(self.bundle, self.config, Path(config.site_dir), config.site_url)
+        site_assets.publish_figures(self.figures, Path(config.site_dir))
 
     def on_serve(self, server: LiveReloadServer, config: MkDocsConfig, builder) -> LiveReloadServer:
         """``serve``: live-reload on lessons and on the posenc source."""
@@ -134,7 +138,14 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         if isinstance(item, str):
             return item
         cell, index, outputs = item
-        return render_cell(cell, index, outputs, md, self.bundle.download_note(f"{cell.setup}\n{cell.code}"))
+        note = self.bundle.download_note(f"{cell.setup}\n{cell.code}")
+        return render_cell(cell, index, outputs, md, note, self._figure_url)
+
+    def _figure_url(self, png: bytes) -> str:
+        """Keep a build-time figure for ``on_post_build``; its URL relative to the current page."""
+        path = site_assets.figure_path(png)
+        self.figures[path] = png
+        return get_relative_url(path, self.page.url)
 
 
 def _key(body: str) -> str:

@@ -8,6 +8,7 @@ Layout under the site folder::
     assets/course/wheels/<hash>/posenc-<version>-py3-none-any.whl
     assets/course/pyodide-lock-<hash>.json   the official lock, trimmed, plus posenc
     assets/course/runtime.json   where all of the above is, for the loader
+    assets/course/figures/<hash>.png   build-time figures of the cells
 """
 
 from __future__ import annotations
@@ -121,6 +122,18 @@ def publish(bundle: Bundle, config: CourseConfig, site_dir: Path, site_url: str 
         "version": f"{bundle.version}-{bundle.wheel.sha256[:8]}-{lock_name[13:21]}",
     }
     (course / "runtime.json").write_text(json.dumps(runtime, indent=2))
+
+
+def figure_path(png: bytes) -> str:
+    """Where a build-time figure is published: named by its content, so it caches forever."""
+    return f"{SITE_FOLDER}/figures/{hashlib.sha256(png).hexdigest()[:16]}.png"
+
+
+def publish_figures(figures: dict[str, bytes], site_dir: Path) -> None:
+    for path, png in figures.items():
+        target = site_dir / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(png)
 
 
 def _posenc_entry(bundle: Bundle, site_url: str | None) -> dict:

@@ -58,9 +58,9 @@ function registerServiceWorker(config) {
 }
 
 async function enhanceCells(roots) {
-  const [{ Cell }, { Kernel }, config] = await Promise.all([
-    import("./cell.js"), import("./kernel.js"), loadConfig(),
-  ]);
+  // The editors (cell.js pulls in CodeMirror) load while Python starts.
+  const cellModule = import("./cell.js");
+  const [{ Kernel }, config] = await Promise.all([import("./kernel.js"), loadConfig()]);
   const v = config.version;
   const offline = registerServiceWorker(config);
   const kernel = new Kernel({
@@ -75,8 +75,8 @@ async function enhanceCells(roots) {
     downloadBytes: config.download_bytes || {},
     timeLimitS: Number(config.time_limit_s) || 0,
   });
-  // Python loads in its worker while the editors are built and the page settles.
   kernel.start();
+  const { Cell } = await cellModule;
   const cells = [];
   for (const root of roots) {
     if (root.classList.contains("course-cell--live")) continue;
