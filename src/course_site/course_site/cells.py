@@ -19,7 +19,14 @@ FigureURL = Callable[[bytes], str]
 
 
 def render_cell(
-    cell: Cell, index: int, outputs: list[Output], md: Markdown, download_note: str, figure_url: FigureURL
+    cell: Cell,
+    index: int,
+    outputs: list[Output],
+    md: Markdown,
+    *,
+    packages: list[str],
+    download_note: str,
+    figure_url: FigureURL,
 ) -> str:
     """Return the cell's HTML; ``index`` numbers the cells of a page from 1.
 
@@ -35,6 +42,7 @@ def render_cell(
         "data-setup": cell.setup,
         "data-first-line": cell.code_line,
         "data-source-file": cell.block.path,
+        "data-packages": " ".join(packages),
     }
     return tag(
         "div",

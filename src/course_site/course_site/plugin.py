@@ -138,8 +138,16 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         if isinstance(item, str):
             return item
         cell, index, outputs = item
-        note = self.bundle.download_note(f"{cell.setup}\n{cell.code}")
-        return render_cell(cell, index, outputs, md, note, self._figure_url)
+        source = f"{cell.setup}\n{cell.code}"
+        return render_cell(
+            cell,
+            index,
+            outputs,
+            md,
+            packages=self.bundle.packages_for(source),
+            download_note=self.bundle.download_note(source),
+            figure_url=self._figure_url,
+        )
 
     def _figure_url(self, png: bytes) -> str:
         """Keep a build-time figure for ``on_post_build``; its URL relative to the current page."""

@@ -19,6 +19,7 @@ import json
 import logging
 import shutil
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -56,9 +57,14 @@ class Bundle:
     base_url: str | None
     time_limit: int
 
+    @cached_property
+    def lock(self) -> dict[str, dict]:
+        """The packages of the official lock."""
+        return json.loads(self.manifest.with_name("pyodide-lock.json").read_text())["packages"]
+
     def package_bytes(self, package: str) -> int:
         """Bytes a package and its not-yet-loaded dependencies add, from the lock."""
-        lock = json.loads(self.manifest.with_name("pyodide-lock.json").read_text())["packages"]
+        lock = self.lock
         sizes = {asset.name: asset.size for asset in self.assets}
         names = _closure(lock, package) - (_closure(lock, "numpy") if package != "numpy" else set())
         return sum(sizes.get(lock[name]["file_name"], 0) for name in names)
@@ -66,6 +72,15 @@ class Bundle:
     @property
     def core_bytes(self) -> int:
         return sum(asset.size for asset in self.assets if asset.kind == "core")
+
+    def packages_for(self, code: str) -> list[str]:
+        """Lock packages that ``code``'s imports need (the worker starts their downloads early)."""
+        by_import = {module: name for name, entry in self.lock.items() for module in entry.get("imports", [])}
+        by_import["posenc"] = self.wheel.name
+        modules = imported_modules(code)
+        found = {by_import[m.split(".")[0]] for m in modules if m.split(".")[0] in by_import}
+        found.update(package for m in modules for package in IMPORT_PACKAGES.get(m, []))
+        return sorted(found)
 
     def download_note(self, code: str) -> str:
         """The note under a cell: what its first Run downloads, measured from the shipped files."""

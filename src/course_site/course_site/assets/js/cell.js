@@ -259,6 +259,7 @@ export class Cell {
       code: this.code,
       setup: this.setup,
       filename: this.filename,
+      packages: (this.root.dataset.packages || "").split(" ").filter(Boolean),
       onEvent: (msg) => this.onEvent(msg),
     });
   }

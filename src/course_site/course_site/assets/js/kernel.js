@@ -10,7 +10,8 @@
  *                             importPackages: {module: [packages]}, fontListURL, coreBytes,
  *                             downloadBytes: {name: bytes}, interruptBuffer?: SharedArrayBuffer}}
  *     {type: "run", id, code, setup, filename, maxLines, maxChars}
- *     {type: "cancel", id}           drop a run whose packages are still loading
+ *     {type: "cancel", id}
+ *     {type: "prefetch", packages: [names]}   (a Run queued while Python starts)           drop a run whose packages are still loading
  *
  *   worker -> page
  *     {type: "progress", phase: "core"|"packages", loaded, total, id, packages}
@@ -105,6 +106,10 @@ export class Kernel extends EventTarget {
     job.phase = "queued";
     this.queue.push(job);
     if (this.state === "idle" || this.state === "failed") this.spawn();
+    // Python is still starting: let the worker download this cell's wheels meanwhile.
+    if (this.state === "loading" && job.packages?.length) {
+      this.worker.postMessage({ type: "prefetch", packages: job.packages });
+    }
     job.onEvent({ type: "queued", position: this.queue.length, waitingForPython: this.state !== "ready" });
     this.pump();
     return job;

@@ -119,6 +119,24 @@ function prefetchPackages(lock, names, indexURL) {
   names.forEach(visit);
 }
 
+/* The parsed lock (set by init) and the packages whose wheels are already on their way. */
+let lockPackages = null;
+const prefetchedPackages = new Set();
+
+/* Start downloading the wheels of `names` (numpy at start; a queued cell's
+ * packages while Python boots), counted in the progress shown to the learner. */
+function prefetchWheels(names) {
+  const fresh = names.filter((name) => !prefetchedPackages.has(name));
+  if (!lockPackages || !fresh.length) return;
+  fresh.forEach((name) => prefetchedPackages.add(name));
+  if (progress.phase === "core") progress.total += packageSizes(fresh.filter((n) => !(config.preload || []).includes(n)));
+  if (fresh.includes("matplotlib")) fontList();
+  const indexURL = new URL(config.indexURL, self.location.href).href.replace(/\/?$/, "/");
+  lockPackages
+    .then((lock) => prefetchPackages(lock, fresh, indexURL))
+    .catch((err) => console.warn("course: could not prefetch packages", err));
+}
+
 function prefetch(url) {
   const promise = nativeFetch(url).then(countBody);
   prefetched.set(url, promise);
@@ -323,8 +341,8 @@ async function init(cfg) {
   prefetched.set(lockFileURL, lockText.then((text) => new Response(text, {
     status: 200, headers: { "Content-Type": "application/json" },
   })));
-  lockText.then((text) => prefetchPackages(JSON.parse(text), cfg.preload || [], indexURL))
-    .catch((err) => console.warn("course: could not prefetch packages", err));
+  lockPackages = lockText.then((text) => JSON.parse(text));
+  prefetchWheels(cfg.preload || []);
   const runtimeSource = nativeFetch(cfg.runtimeURL).then((r) => {
     if (!r.ok) throw new Error(`could not load ${cfg.runtimeURL}: HTTP ${r.status}`);
     return r.text();
@@ -530,6 +548,8 @@ self.onmessage = (event) => {
         throw err;
       },
     );
+  } else if (msg.type === "prefetch") {
+    prefetchWheels(msg.packages || []);
   } else if (msg.type === "cancel") {
     cancelled.add(msg.id);
   } else if (msg.type === "run") {
