@@ -60,21 +60,21 @@ function keepInCache(response) {
   caches.open(name).then((cache) => cache.put(response.url, copy)).catch(() => {});
 }
 
+/* Count a download's bytes for the progress bar on a clone of its body, and hand
+ * the original Response on: WebAssembly.instantiateStreaming then gets the real
+ * response (its URL, its cache entry), which lets V8 reuse compiled code on the
+ * next visit. */
 function countBody(response) {
   keepInCache(response);
-  if (!response.ok || !response.body || typeof TransformStream !== "function") return response;
-  const counter = new TransformStream({
-    transform(chunk, controller) {
-      progress.loaded += chunk.byteLength;
+  if (!response.ok || !response.body) return response;
+  const reader = response.clone().body.getReader();
+  (async () => {
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      progress.loaded += chunk.value.byteLength;
       postProgress(false);
-      controller.enqueue(chunk);
-    },
-  });
-  // A new Response with the same headers keeps Content-Type (application/wasm),
-  // so WebAssembly.instantiateStreaming still accepts it.
-  return new Response(response.body.pipeThrough(counter), {
-    status: response.status, statusText: response.statusText, headers: response.headers,
-  });
+    }
+  })().catch(() => {});
+  return response;
 }
 
 function absoluteURL(input) {
