@@ -231,3 +231,18 @@ def test_no_figures_without_pyplot(runtime, monkeypatch):
 def test_module_imports_without_js_or_pyodide(runtime):
     assert "js" not in sys.modules
     assert "pyodide" not in sys.modules
+
+
+def test_module_references_find_imports_and_attribute_chains(runtime):
+    code = "import numpy as np\nimport posenc\nfrom matplotlib import pyplot\nfig = posenc.plot.heatmap(np.eye(2))"
+    found = runtime.module_references(code)
+    assert {"numpy", "posenc", "matplotlib", "matplotlib.pyplot", "posenc.plot", "posenc.plot.heatmap"} <= found
+    assert runtime.module_references("def broken(:") == set()
+
+
+def test_site_loads_matplotlib_for_posenc_plot_reached_as_an_attribute():
+    from course_site.site_assets import IMPORT_PACKAGES, needs_matplotlib
+
+    assert IMPORT_PACKAGES["posenc.plot"] == ["matplotlib"]
+    assert needs_matplotlib("import posenc\nposenc.plot.heatmap(posenc.sinusoidal(4, 4))")
+    assert not needs_matplotlib("import posenc\nposenc.sinusoidal(4, 4)")

@@ -13,14 +13,15 @@ Layout under the site folder::
 
 from __future__ import annotations
 
-import ast
 import hashlib
+import importlib.util
 import json
 import logging
 import shutil
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
+from types import ModuleType
 
 from mkdocs.exceptions import PluginError
 
@@ -183,19 +184,17 @@ def needs_matplotlib(code: str) -> bool:
 
 
 def imported_modules(code: str) -> set[str]:
-    """Dotted names of the modules ``code`` imports; ``from a import b`` gives ``a`` and ``a.b``."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return set()
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            found.add(node.module)
-            found.update(f"{node.module}.{alias.name}" for alias in node.names)
-    return found
+    """The modules ``code`` uses, as the browser's worker sees them (``course_runtime``)."""
+    return _course_runtime().module_references(code)
+
+
+@lru_cache(maxsize=1)
+def _course_runtime() -> ModuleType:
+    """The runner's Python side, shipped as a file for the browser; loaded from it here too."""
+    spec = importlib.util.spec_from_file_location("course_runtime", ASSETS / "py" / "course_runtime.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _closure(lock: dict, package: str) -> set[str]:

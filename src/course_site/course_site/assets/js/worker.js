@@ -285,19 +285,8 @@ def _run(code, setup, filename):
     return ok
 
 def _extra_packages(code, mapping):
-    """Packages that importing a module needs beyond what an import scan shows."""
-    import ast
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return []
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.add(node.module)
-            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    """Packages that the modules ``code`` uses need beyond what an import scan shows."""
+    names = course_runtime.module_references(code)
     return sorted({pkg for name in names for pkg in mapping.get(name, ())})
 
 def _warm_matplotlib(font_list):

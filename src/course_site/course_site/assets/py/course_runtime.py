@@ -34,6 +34,7 @@ __all__ = [
     "emit_figures",
     "format_exception",
     "install_input_guard",
+    "module_references",
     "run_cell",
 ]
 
@@ -50,6 +51,44 @@ INPUT_MESSAGE = "input() is not available in the course's cells; set the value i
 _CELL_FILES: set[str] = set()
 
 FIGURE_DPI = 100
+
+
+def module_references(code: str) -> set[str]:
+    """Dotted module names that ``code`` imports or reaches by attribute.
+
+    ``import a.b`` and ``from a import b`` give ``a``, ``a.b``; ``x = a.b.c(...)``
+    gives ``a.b`` and ``a.b.c`` too, so a package needed by ``posenc.plot`` is
+    found when the cell only says ``import posenc``. Unparsable code gives nothing.
+    """
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                found.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Attribute):
+            dotted = _dotted(node)
+            if dotted:
+                found.add(dotted)
+    return found
+
+
+def _dotted(node: ast.Attribute) -> str | None:
+    """``a.b.c`` for an attribute chain on a plain name, else None."""
+    parts = [node.attr]
+    while isinstance(node.value, ast.Attribute):
+        node = node.value
+        parts.append(node.attr)
+    if not isinstance(node.value, ast.Name):
+        return None
+    return ".".join([node.value.id, *reversed(parts)])
 
 
 def run_cell(
