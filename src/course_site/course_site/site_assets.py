@@ -59,16 +59,19 @@ class Bundle:
     time_limit: int
 
     @cached_property
-    def lock(self) -> dict[str, dict]:
-        """The packages of the official lock."""
-        return json.loads(self.manifest.with_name("pyodide-lock.json").read_text())["packages"]
+    def lock(self) -> dict:
+        """The official lock: ``info`` and ``packages``."""
+        return json.loads(self.manifest.with_name("pyodide-lock.json").read_text())
 
     def package_bytes(self, package: str) -> int:
-        """Bytes a package and its not-yet-loaded dependencies add, from the lock."""
-        lock = self.lock
+        """Bytes a package and its dependencies add, beyond numpy's, from the lock."""
+
+        def closure(name: str) -> set[str]:
+            return set(pyodide_assets.dependency_closure(self.lock, [name]))
+
+        names = closure(package) - (closure("numpy") if package != "numpy" else set())
         sizes = {asset.name: asset.size for asset in self.assets}
-        names = _closure(lock, package) - (_closure(lock, "numpy") if package != "numpy" else set())
-        return sum(sizes.get(lock[name]["file_name"], 0) for name in names)
+        return sum(sizes.get(self.lock["packages"][name]["file_name"], 0) for name in names)
 
     @property
     def core_bytes(self) -> int:
@@ -76,7 +79,9 @@ class Bundle:
 
     def packages_for(self, code: str) -> list[str]:
         """Lock packages that ``code``'s imports need (the worker starts their downloads early)."""
-        by_import = {module: name for name, entry in self.lock.items() for module in entry.get("imports", [])}
+        by_import = {
+            module: name for name, entry in self.lock["packages"].items() for module in entry.get("imports", [])
+        }
         by_import["posenc"] = self.wheel.name
         modules = imported_modules(code)
         found = {by_import[m.split(".")[0]] for m in modules if m.split(".")[0] in by_import}
@@ -195,16 +200,6 @@ def _course_runtime() -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def _closure(lock: dict, package: str) -> set[str]:
-    names, todo = set(), [package]
-    while todo:
-        name = todo.pop()
-        if name not in names:
-            names.add(name)
-            todo.extend(lock[name]["depends"])
-    return names
 
 
 def _log(message: str) -> None:
