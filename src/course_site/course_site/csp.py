@@ -14,7 +14,15 @@ import re
 from urllib.parse import urlsplit
 
 _INLINE_SCRIPT = re.compile(r"<script(?P<attrs>[^>]*)>(?P<body>.*?)</script>", re.DOTALL)
+_CHARSET = re.compile(r"<meta charset=[^>]*>")
 _HEAD = re.compile(r"<head[^>]*>")
+
+
+def insert_in_head(html: str, markup: str) -> str:
+    """Insert ``markup`` at the start of ``<head>``, after ``<meta charset>`` (which must
+    stay within the first 1024 bytes) when the page has one."""
+    anchor = _CHARSET.search(html) or _HEAD.search(html)
+    return html[: anchor.end()] + markup + html[anchor.end() :] if anchor else html
 
 
 def content_security_policy(html: str, extra_origin: str | None = None) -> str:
@@ -37,10 +45,10 @@ def content_security_policy(html: str, extra_origin: str | None = None) -> str:
 
 
 def add_policy(html: str, extra_origin: str | None = None) -> str:
-    """Insert the policy as the first element of ``<head>``."""
+    """Insert the policy at the start of ``<head>``, after ``<meta charset>``."""
     policy = content_security_policy(html, extra_origin)
     meta = f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
-    return _HEAD.sub(lambda m: m.group(0) + meta, html, count=1)
+    return insert_in_head(html, meta)
 
 
 def _runs(attrs: str) -> bool:

@@ -23,7 +23,7 @@ from mkdocs.utils import get_relative_url
 from . import site_assets
 from .cells import render_cell
 from .config import CourseConfig
-from .csp import add_policy
+from .csp import add_policy, insert_in_head
 from .errors import LessonError
 from .execute import PageRunner
 from .fences import CELL, QUIZ, scan, to_cell
@@ -108,7 +108,10 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         return to_mathml(html)
 
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
-        """``post_page``: add the Content-Security-Policy."""
+        """``post_page``: start Python from the <head> of pages with cells; add the CSP."""
+        if 'class="course-cell"' in output:
+            boot = get_relative_url(site_assets.BOOT, page.url)
+            output = insert_in_head(output, f'<script type="module" async src="{boot}"></script>')
         return add_policy(output, self.config.pyodide_base_url)
 
     def on_post_build(self, config: MkDocsConfig) -> None:

@@ -33,6 +33,7 @@ ASSETS = Path(__file__).parent / "assets"
 SITE_FOLDER = "assets/course"
 STYLESHEETS = [f"{SITE_FOLDER}/css/course.css", f"{SITE_FOLDER}/math.css"]
 LOADER = f"{SITE_FOLDER}/js/loader.js"
+BOOT = f"{SITE_FOLDER}/js/boot.js"  # in the <head> of pages with cells: starts Python early
 FONT_CACHE = "matplotlib-fontlist.json"
 """matplotlib's font list, prebuilt in Pyodide by scripts/matplotlib_font_cache.mjs."""
 SERVICE_WORKER = Path(__file__).with_name("service_worker.js")

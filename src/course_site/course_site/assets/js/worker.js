@@ -285,7 +285,7 @@ def _run(code, setup, filename):
     return ok
 
 def _extra_packages(code, mapping):
-    """Packages that the modules ``code`` uses need beyond what an import scan shows."""
+    """Packages that the modules the code uses need beyond what an import scan shows."""
     names = course_runtime.module_references(code)
     return sorted({pkg for name in names for pkg in mapping.get(name, ())})
 
