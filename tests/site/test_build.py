@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -43,10 +45,11 @@ def make_project(tmp_path: Path, lesson: str, **plugin: object) -> Path:
     return tmp_path
 
 
-def build(project: Path) -> subprocess.CompletedProcess[str]:
+def build(project: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict"],
         cwd=project,
+        env={**os.environ, **(env or {})},
         capture_output=True,
         text=True,
         check=False,
@@ -176,3 +179,27 @@ def test_cdn_option_serves_pyodide_from_the_cdn_and_posenc_from_the_site(tmp_pat
     assert lock["packages"]["posenc"]["file_name"].startswith("https://example.org/course/assets/course/wheels/")
     policy = lesson_html(project).split('http-equiv="Content-Security-Policy" content="')[1].split('"')[0]
     assert "connect-src 'self' https://cdn.jsdelivr.net" in policy
+
+
+def test_corrupt_asset_without_network_fails_the_build_naming_the_file(tmp_path: Path):
+    cache = tmp_path / "files"
+    shutil.copytree(ROOT / "pyodide_assets/files", cache)
+    wheel = next(cache.glob("numpy-*.whl"))
+    data = bytearray(wheel.read_bytes())
+    data[100] ^= 0xFF
+    wheel.write_bytes(bytes(data))
+    (tmp_path / "p").mkdir()
+    project = make_project(tmp_path / "p", "# L\n", pyodide_cache=str(cache))
+    offline = {  # every source unreachable: npm and pip registries on a dead port, no DNS for the CDN
+        "npm_config_registry": "http://127.0.0.1:9/",
+        "npm_config_fetch_retries": "0",
+        "PIP_INDEX_URL": "http://127.0.0.1:9/simple",
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": "",
+        "PIP_RETRIES": "0",
+    }
+    done = build(project, env=offline)
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr
+    assert "course: Pyodide assets:" in done.stderr
+    assert wheel.name in done.stderr

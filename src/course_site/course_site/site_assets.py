@@ -101,7 +101,10 @@ class Bundle:
 def prepare(config: CourseConfig, root: Path) -> Bundle:
     """Fetch and verify Pyodide (unless a CDN serves it) and build the posenc wheel."""
     manifest = root / config.pyodide_manifest
-    assets = pyodide_assets.fetch_assets(manifest, root / config.pyodide_cache, log=_log)
+    try:
+        assets = pyodide_assets.fetch_assets(manifest, root / config.pyodide_cache, log=_log)
+    except pyodide_assets.AssetError as error:
+        raise PluginError(f"course: Pyodide assets: {error}") from None
     project = root / config.posenc_project
     package = project / "src" / "posenc"
     wheel = build_wheel(project, package, root / config.cache_dir)
