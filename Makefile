@@ -25,7 +25,7 @@ browser: $(STAMP)
 
 ## serve: build and serve the site at http://$(HOST) with live reload
 serve: assets
-	$(BIN)/mkdocs serve --dev-addr $(HOST)
+	SITE_URL=http://$(HOST)/ $(BIN)/mkdocs serve --dev-addr $(HOST)
 
 ## site: the static build into ./site
 site: assets

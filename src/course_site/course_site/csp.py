@@ -25,9 +25,15 @@ def insert_in_head(html: str, markup: str) -> str:
     return html[: anchor.end()] + markup + html[anchor.end() :] if anchor else html
 
 
-def content_security_policy(html: str, extra_origin: str | None = None) -> str:
-    """The policy for one page: its inline scripts by hash, ``extra_origin`` for a Pyodide CDN."""
+def content_security_policy(html: str, extra_origin: str | None = None, *, serving: bool = False) -> str:
+    """The policy for one page: its inline scripts by hash, ``extra_origin`` for a Pyodide CDN.
+
+    ``serving`` (``mkdocs serve``) allows inline scripts, for the live-reload
+    script that the dev server injects after the page is built.
+    """
     hashes = sorted({f"'sha256-{_sha256(m['body'])}'" for m in _INLINE_SCRIPT.finditer(html) if _runs(m["attrs"])})
+    if serving:
+        hashes = ["'unsafe-inline'"]
     origin = [_origin(extra_origin)] if extra_origin else []
     directives = {
         "default-src": ["'self'"],
@@ -44,9 +50,9 @@ def content_security_policy(html: str, extra_origin: str | None = None) -> str:
     return "; ".join(f"{name} {' '.join(values)}" for name, values in directives.items())
 
 
-def add_policy(html: str, extra_origin: str | None = None) -> str:
+def add_policy(html: str, extra_origin: str | None = None, *, serving: bool = False) -> str:
     """Insert the policy at the start of ``<head>``, after ``<meta charset>``."""
-    policy = content_security_policy(html, extra_origin)
+    policy = content_security_policy(html, extra_origin, serving=serving)
     meta = f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
     return insert_in_head(html, meta)
 

@@ -52,8 +52,13 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         self.runner: PageRunner | None = None
         self.page: _PageBlocks | None = None
         self.figures: dict[str, bytes] = {}  # site path -> PNG of a build-time figure
+        self.serving = False
 
     # -- mkdocs events ------------------------------------------------------------------------
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        """``startup``: note whether this is ``mkdocs serve`` (its live-reload script is inline)."""
+        self.serving = command == "serve"
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         """``config``: register the fences, the scripts and styles; prepare Pyodide and posenc."""
@@ -112,7 +117,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         if 'class="course-cell"' in output:
             boot = get_relative_url(site_assets.BOOT, page.url)
             output = insert_in_head(output, f'<script type="module" async src="{boot}"></script>')
-        return add_policy(output, self.config.pyodide_base_url)
+        return add_policy(output, self.config.pyodide_base_url, serving=self.serving)
 
     def on_post_build(self, config: MkDocsConfig) -> None:
         """``post_build``: publish Pyodide, the posenc wheel, the scripts and runtime.json."""
