@@ -241,8 +241,9 @@ def test_module_references_find_imports_and_attribute_chains(runtime):
 
 
 def test_site_loads_matplotlib_for_posenc_plot_reached_as_an_attribute():
-    from course_site.site_assets import IMPORT_PACKAGES, needs_matplotlib
+    from course_site.site_assets import IMPORT_PACKAGES, packages_for
 
+    by_import = {"numpy": "numpy", "posenc": "posenc", "matplotlib": "matplotlib"}
     assert IMPORT_PACKAGES["posenc.plot"] == ["matplotlib"]
-    assert needs_matplotlib("import posenc\nposenc.plot.heatmap(posenc.sinusoidal(4, 4))")
-    assert not needs_matplotlib("import posenc\nposenc.sinusoidal(4, 4)")
+    assert "matplotlib" in packages_for("import posenc\nposenc.plot.heatmap(posenc.sinusoidal(4, 4))", by_import)
+    assert "matplotlib" not in packages_for("import posenc\nposenc.sinusoidal(4, 4)", by_import)

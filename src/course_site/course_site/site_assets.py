@@ -78,22 +78,26 @@ class Bundle:
     def core_bytes(self) -> int:
         return sum(asset.size for asset in self.assets if asset.kind == "core")
 
+    @cached_property
+    def packages_by_import(self) -> dict[str, str]:
+        """Top-level module name -> the lock package that provides it, posenc included."""
+        found = {module: name for name, entry in self.lock["packages"].items() for module in entry.get("imports", [])}
+        return {**found, "posenc": self.wheel.name}
+
     def packages_for(self, code: str) -> list[str]:
         """Lock packages that ``code``'s imports need (the worker starts their downloads early)."""
-        by_import = {
-            module: name for name, entry in self.lock["packages"].items() for module in entry.get("imports", [])
-        }
-        by_import["posenc"] = self.wheel.name
-        modules = imported_modules(code)
-        found = {by_import[m.split(".")[0]] for m in modules if m.split(".")[0] in by_import}
-        found.update(package for m in modules for package in IMPORT_PACKAGES.get(m, []))
-        return sorted(found)
+        return packages_for(code, self.packages_by_import)
+
+    @cached_property
+    def first_run_bytes(self) -> int:
+        """What a first Run downloads: the core, numpy and posenc."""
+        return self.core_bytes + self.package_bytes("numpy") + self.wheel.path.stat().st_size
 
     def download_note(self, code: str) -> str:
         """The note under a cell: what its first Run downloads, measured from the shipped files."""
-        first = (self.core_bytes + self.package_bytes("numpy") + self.wheel.path.stat().st_size) / MB
+        first = self.first_run_bytes / MB
         note = f"Python runs in your browser (Pyodide): about {first:.0f} MB on the first Run, cached after"
-        if needs_matplotlib(code):
+        if "matplotlib" in self.packages_for(code):
             note += f"; matplotlib adds about {self.package_bytes('matplotlib') / MB:.0f} MB the first time"
         return note + "."
 
@@ -184,12 +188,12 @@ def _posenc_entry(bundle: Bundle, site_url: str | None) -> dict:
     }
 
 
-def needs_matplotlib(code: str) -> bool:
-    """Whether the code imports matplotlib, directly or through `IMPORT_PACKAGES`."""
-    return any(
-        name.split(".")[0] == "matplotlib" or "matplotlib" in IMPORT_PACKAGES.get(name, [])
-        for name in imported_modules(code)
-    )
+def packages_for(code: str, packages_by_import: dict[str, str]) -> list[str]:
+    """Packages ``code`` needs: those of the modules it uses, and those `IMPORT_PACKAGES` adds."""
+    modules = imported_modules(code)
+    found = {packages_by_import[m.split(".")[0]] for m in modules if m.split(".")[0] in packages_by_import}
+    found.update(package for m in modules for package in IMPORT_PACKAGES.get(m, []))
+    return sorted(found)
 
 
 def imported_modules(code: str) -> set[str]:

@@ -111,10 +111,7 @@ function prefetchPackages(lock, names, indexURL) {
     (pkg.depends || []).forEach(visit);
     const url = new URL(pkg.file_name, indexURL).href;
     if (prefetched.has(url)) return;
-    const init = pkg.sha256 ? { integrity: `sha256-${hexToBase64(pkg.sha256)}` } : {};
-    const promise = nativeFetch(url, init).then(countBody);
-    prefetched.set(url, promise);
-    promise.catch(() => prefetched.delete(url));
+    prefetch(url, pkg.sha256 ? { integrity: `sha256-${hexToBase64(pkg.sha256)}` } : {});
   };
   names.forEach(visit);
 }
@@ -137,8 +134,8 @@ function prefetchWheels(names) {
     .catch((err) => console.warn("course: could not prefetch packages", err));
 }
 
-function prefetch(url) {
-  const promise = nativeFetch(url).then(countBody);
+function prefetch(url, init = {}) {
+  const promise = nativeFetch(url, init).then(countBody);
   prefetched.set(url, promise);
   promise.catch(() => prefetched.delete(url));
   return promise;
