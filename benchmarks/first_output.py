@@ -1007,6 +1007,11 @@ def main() -> int:
     parser.add_argument("--read-seconds", type=float, default=READ_SECONDS, help="reading time before (c)'s click")
     parser.add_argument("--no-diagnostics", action="store_true", help="skip the one-off runs at the end")
     parser.add_argument("--json", type=Path, default=RESULTS, help="results file (default benchmarks/results/…)")
+    parser.add_argument(
+        "--only",
+        default="ab,d,cf",
+        help="measure only these groups: ab = (a)+(b), d = floor_d+(d)+(e), cf = (c)+(f) (default: all)",
+    )
     parser.add_argument("--from-json", type=Path, help="measure nothing: analyse the runs in this results file")
     args = parser.parse_args()
     if args.from_json:
@@ -1037,12 +1042,15 @@ def main() -> int:
                 "floor_d": lambda: bench.bare("matplotlib"),
                 "d": lambda: bench.lesson_cold("#cell-2", figure=True, rerun=True),
             }
+            groups = set(args.only.split(","))
+            pairs = [pair for group, pair in (("ab", ("a", "b")), ("d", ("floor_d", "d"))) if group in groups]
             for number in range(1, max(1, args.pairs) + 1):
                 runs: dict[str, Run] = {}
-                for pair in (("a", "b"), ("floor_d", "d")):
+                for pair in pairs:
                     for key in pair if number % 2 else pair[::-1]:  # a b, then b a, …
                         runs[key] = measure[key]()
-                runs["c"], runs["f"] = bench.warm_profile()
+                if "cf" in groups:
+                    runs["c"], runs["f"] = bench.warm_profile()
                 rounds.append(runs)
                 print(round_line(number, runs), flush=True)
             if not args.no_diagnostics:
@@ -1149,7 +1157,7 @@ def analyse(rounds, diagnostics, info: SiteInfo, leaks, page_errors, args, elaps
         "f/b": None if ratios["f/b"] is None else ratios["f/b"] <= GOALS["f/b"],
     }
 
-    first_ok = lambda key: next((r[key] for r in rounds if not r[key].error), None)  # noqa: E731
+    first_ok = lambda key: next((r[key] for r in rounds if key in r and not r[key].error), None)  # noqa: E731
     needed_b = info.closure("numpy", "posenc")
     needed_d = info.closure("numpy", "posenc", "matplotlib")
     bytes_b = byte_table(first_ok("b"), info, needed_b, False) if first_ok("b") else None
@@ -1287,7 +1295,7 @@ def where_time_goes(rounds: list[dict[str, Run]], diagnostics: dict) -> dict[str
         ("d", "(d) lesson cell 2"),
         ("f", "(f) second visit"),
     ):
-        runs = [r[key] for r in rounds if not r[key].error]
+        runs = [r[key] for r in rounds if key in r and not r[key].error]
         if not runs:
             continue
         merged: dict[str, list[tuple[float | None, float, str]]] = defaultdict(list)
@@ -1319,7 +1327,7 @@ RUN_SENT = "page -> worker: run"
 def observe(rounds: list[dict[str, Run]], diagnostics: dict, info: SiteInfo) -> list[str]:
     """Where the time goes, from the medians of the in-page marks."""
     notes: list[str] = []
-    ok = lambda key: [r[key] for r in rounds if not r[key].error]  # noqa: E731
+    ok = lambda key: [r[key] for r in rounds if key in r and not r[key].error]  # noqa: E731
     a_runs, b_runs, c_runs, d_runs, f_runs, floors = ok("a"), ok("b"), ok("c"), ok("d"), ok("f"), ok("floor_d")
     span = lambda m, end, begin: fmt_ms(diff(m.get(end), m.get(begin)))  # noqa: E731
     if a_runs and b_runs:
@@ -1442,7 +1450,7 @@ def observe(rounds: list[dict[str, Run]], diagnostics: dict, info: SiteInfo) -> 
             "site's worker does (responses re-wrapped in a new Response to count bytes, pyodide.asm.js run from a "
             f"blob: URL): first visit {boot('a_site_style', (1,))}, later visits {boot('a_site_style', (2, 3))}"
         )
-    outputs = {r["b"].outputs.get("output", {}).get("className") for r in rounds if not r["b"].error}
+    outputs = {r["b"].outputs.get("output", {}).get("className") for r in rounds if "b" in r and not r["b"].error}
     if outputs:
         notes.append(f"first live output node in (b): {sorted(o for o in outputs if o)}")
     return notes

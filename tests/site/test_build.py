@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -133,6 +136,21 @@ def test_site_serves_pyodide_posenc_and_runtime(good_project: Path):
     assert "console.html" not in shipped and "pyodide-lock.json" not in shipped
     assert {"pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip"} <= set(shipped)
     assert all(lock["packages"][name]["file_name"] in shipped for name in lock["packages"] if name != "posenc")
+
+
+def test_pages_with_cells_start_python_first_thing_in_head(good_project: Path):
+    html = lesson_html(good_project)
+    head = html.split("</head>")[0]
+    starter = re.search(r'<script data-worker="([^"]+)">(.*?)</script>', head, re.DOTALL)
+    assert starter, "no starter script in <head>"
+    # Before every stylesheet and script of the theme, right after the CSP.
+    assert starter.start() < head.index("<link") and head.index("Content-Security-Policy") < starter.start()
+    digest = base64.b64encode(hashlib.sha256(starter[2].encode()).digest()).decode()
+    assert f"'sha256-{digest}'" in head
+    worker, version = starter[1].split("?v=")
+    assert (good_project / "site/lessons/lesson" / worker).resolve() == good_project / "site/assets/course/js/worker.js"
+    assert version == json.loads((good_project / "site/assets/course/runtime.json").read_text())["version"]
+    assert "data-worker" not in (good_project / "site/index.html").read_text()
 
 
 def test_unchanged_rebuild_runs_no_cell(good_project: Path):

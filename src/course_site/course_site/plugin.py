@@ -49,6 +49,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
     def __init__(self) -> None:
         self.root = Path.cwd()
         self.bundle: site_assets.Bundle | None = None
+        self.runtime: site_assets.Runtime | None = None
         self.runner: PageRunner | None = None
         self.page: _PageBlocks | None = None
         self.figures: dict[str, bytes] = {}  # site path -> PNG of a build-time figure
@@ -69,6 +70,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         config.extra_javascript.append(ExtraScriptValue(site_assets.LOADER))
         config.extra_javascript[-1].type = "module"
         self.bundle = site_assets.prepare(self.config, self.root)
+        self.runtime = site_assets.runtime(self.bundle, config.site_url)
         self.runner = PageRunner(
             self.root / self.config.cache_dir,
             [self.bundle.posenc_package],
@@ -115,13 +117,12 @@ class CoursePlugin(BasePlugin[CourseConfig]):
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
         """``post_page``: start Python from the <head> of pages with cells; add the CSP."""
         if 'class="course-cell"' in output:
-            boot = get_relative_url(site_assets.BOOT, page.url)
-            output = insert_in_head(output, f'<script type="module" async src="{boot}"></script>')
+            output = insert_in_head(output, site_assets.starter_script(page.url, self.runtime))
         return add_policy(output, self.config.pyodide_base_url, serving=self.serving)
 
     def on_post_build(self, config: MkDocsConfig) -> None:
         """``post_build``: publish Pyodide, the posenc wheel, the scripts and runtime.json."""
-        site_assets.publish(self.bundle, self.config, Path(config.site_dir), config.site_url)
+        site_assets.publish(self.bundle, self.runtime, Path(config.site_dir))
         site_assets.publish_figures(self.figures, Path(config.site_dir))
 
     def on_serve(self, server: LiveReloadServer, config: MkDocsConfig, builder) -> LiveReloadServer:

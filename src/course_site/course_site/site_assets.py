@@ -7,7 +7,7 @@ Layout under the site folder::
     assets/course/js|css|vendor|py/   the cell runner
     assets/course/wheels/<hash>/posenc-<version>-py3-none-any.whl
     assets/course/pyodide-lock-<hash>.json   the official lock, trimmed, plus posenc
-    assets/course/runtime.json   where all of the above is, for the loader
+    assets/course/runtime.json   where all of the above is, for the Python worker
     assets/course/figures/<hash>.png   build-time figures of the cells
 """
 
@@ -24,16 +24,20 @@ from pathlib import Path
 from types import ModuleType
 
 from mkdocs.exceptions import PluginError
+from mkdocs.utils import get_relative_url
 
 from . import pyodide_assets
 from .config import CourseConfig
+from .markup import Raw, tag
 from .wheel import Wheel, build_wheel
 
 ASSETS = Path(__file__).parent / "assets"
 SITE_FOLDER = "assets/course"
 STYLESHEETS = [f"{SITE_FOLDER}/css/course.css", f"{SITE_FOLDER}/math.css"]
 LOADER = f"{SITE_FOLDER}/js/loader.js"
-BOOT = f"{SITE_FOLDER}/js/boot.js"  # in the <head> of pages with cells: starts Python early
+WORKER = f"{SITE_FOLDER}/js/worker.js"
+STARTER = Path(__file__).with_name("starter.js")
+"""Inlined at the top of ``<head>`` on pages with cells: starts the Python worker during parsing."""
 FONT_CACHE = "matplotlib-fontlist.json"
 """matplotlib's font list, prebuilt in Pyodide by scripts/matplotlib_font_cache.mjs."""
 SERVICE_WORKER = Path(__file__).with_name("service_worker.js")
@@ -116,26 +120,27 @@ def prepare(config: CourseConfig, root: Path) -> Bundle:
     return Bundle(version, assets, manifest, wheel, package, config.pyodide_base_url, config.time_limit)
 
 
-def publish(bundle: Bundle, config: CourseConfig, site_dir: Path, site_url: str | None) -> None:
-    """Copy the runner, Pyodide and posenc into ``site_dir`` and write runtime.json."""
-    course = site_dir / SITE_FOLDER
-    shutil.copytree(ASSETS, course, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy2(SERVICE_WORKER, site_dir / SERVICE_WORKER_NAME)
-    index = site_dir / "pyodide" / f"v{bundle.version}"
-    if bundle.base_url is None:
-        pyodide_assets.copy_assets(bundle.assets, index)
-    index.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(bundle.manifest.with_name(FONT_CACHE), index / FONT_CACHE)
-    wheel_dir = course / "wheels" / bundle.wheel.sha256[:16]
-    wheel_dir.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(bundle.wheel.path, wheel_dir / bundle.wheel.file_name)
+@dataclass(frozen=True)
+class Runtime:
+    """What the pages and ``runtime.json`` tell the browser, fixed once per build."""
+
+    lock_name: str
+    lock_text: str
+    config: dict  # runtime.json
+
+    @property
+    def version(self) -> str:
+        return self.config["version"]
+
+
+def runtime(bundle: Bundle, site_url: str | None) -> Runtime:
+    """The site's trimmed lock (with posenc) and runtime.json; paths are relative to runtime.json."""
     lock = pyodide_assets.site_lock(bundle.manifest, [_posenc_entry(bundle, site_url)])
     lock_text = json.dumps(lock, separators=(",", ":"), sort_keys=True)
-    lock_name = f"pyodide-lock-{hashlib.sha256(lock_text.encode()).hexdigest()[:16]}.json"
-    (course / lock_name).write_text(lock_text)
-    runtime = {
+    lock_hash = hashlib.sha256(lock_text.encode()).hexdigest()[:16]
+    config = {
         "pyodide_index_url": bundle.base_url or f"../../pyodide/v{bundle.version}/",
-        "lock_file_url": lock_name,
+        "lock_file_url": f"pyodide-lock-{lock_hash}.json",
         "preload_packages": PRELOAD,
         "import_packages": IMPORT_PACKAGES,
         "download_bytes": {
@@ -148,9 +153,52 @@ def publish(bundle: Bundle, config: CourseConfig, site_dir: Path, site_url: str 
         "pyodide_version": bundle.version,
         "service_worker": f"../../{SERVICE_WORKER_NAME}",
         "matplotlib_font_cache": f"../../pyodide/v{bundle.version}/{FONT_CACHE}",
-        "version": f"{bundle.version}-{bundle.wheel.sha256[:8]}-{lock_name[13:21]}",
+        # Names the caches and busts browser caches: changes with Pyodide, posenc, the lock and the runner.
+        "version": f"{bundle.version}-{bundle.wheel.sha256[:8]}-{lock_hash[:8]}-{_runner_digest()[:8]}",
     }
-    (course / "runtime.json").write_text(json.dumps(runtime, indent=2))
+    return Runtime(f"pyodide-lock-{lock_hash}.json", lock_text, config)
+
+
+@lru_cache(maxsize=1)
+def _runner_digest() -> str:
+    """sha256 over the runner's files (scripts, styles, Python glue) and the service worker."""
+    digest = hashlib.sha256()
+    for path in sorted([*ASSETS.rglob("*"), SERVICE_WORKER]):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(ASSETS.parent).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def starter_script(page_url: str, runtime: Runtime) -> str:
+    """The inline ``<script>`` that starts the page's Python worker from ``<head>`` (starter.js)."""
+    worker = f"{get_relative_url(WORKER, page_url)}?v={runtime.version}"
+    return tag("script", {"data-worker": worker}, Raw(_script_code(STARTER))).html
+
+
+@lru_cache(maxsize=1)
+def _script_code(path: Path) -> str:
+    """A script's code without its leading comment (which documents it in the repository)."""
+    text = path.read_text()
+    if text.startswith("/*"):
+        text = text[text.index("*/") + 2 :]
+    return text.strip()
+
+
+def publish(bundle: Bundle, runtime: Runtime, site_dir: Path) -> None:
+    """Copy the runner, Pyodide and posenc into ``site_dir`` and write the lock and runtime.json."""
+    course = site_dir / SITE_FOLDER
+    shutil.copytree(ASSETS, course, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(SERVICE_WORKER, site_dir / SERVICE_WORKER_NAME)
+    index = site_dir / "pyodide" / f"v{bundle.version}"
+    if bundle.base_url is None:
+        pyodide_assets.copy_assets(bundle.assets, index)
+    index.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(bundle.manifest.with_name(FONT_CACHE), index / FONT_CACHE)
+    wheel_dir = course / "wheels" / bundle.wheel.sha256[:16]
+    wheel_dir.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(bundle.wheel.path, wheel_dir / bundle.wheel.file_name)
+    (course / runtime.lock_name).write_text(runtime.lock_text)
+    (course / "runtime.json").write_text(json.dumps(runtime.config, indent=2))
 
 
 def figure_path(png: bytes) -> str:

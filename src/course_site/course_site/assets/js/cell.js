@@ -342,7 +342,7 @@ export class Cell {
     this.job = null;
     this.runButton.removeAttribute("aria-disabled");
     this.stopButton.disabled = true;
-    const limit = this.kernel.options.timeLimitS;
+    const limit = this.kernel.timeLimitS;
     switch (msg.status) {
       case "ok":
         this.setStatus(`Done in ${formatDuration(msg.ms)}`, "done");

@@ -1,19 +1,20 @@
 /* Course cells: the main-thread side of the Python worker.
  *
  * One Kernel per page owns one worker (worker.js) and one Python namespace.
- * Runs are queued in click order and sent to the worker one at a time.
+ * Runs are queued in click order and sent to the worker one at a time.  The
+ * first worker is the one starter.js created while the page was parsed; a
+ * worker boots Pyodide by itself from the site's runtime.json.
  *
  * Message protocol (all plain objects; `id` is the run id):
  *
  *   page -> worker
- *     {type: "init", config: {indexURL, lockFileURL, runtimeURL, preload: [names],
- *                             importPackages: {module: [packages]}, fontListURL, coreBytes,
- *                             downloadBytes: {name: bytes}, interruptBuffer?: SharedArrayBuffer}}
+ *     {type: "interrupt-buffer", buffer: SharedArrayBuffer}   (cross-origin isolated pages)
  *     {type: "run", id, code, setup, filename, maxLines, maxChars}
- *     {type: "cancel", id}
- *     {type: "prefetch", packages: [names]}   (a Run queued while Python starts)           drop a run whose packages are still loading
+ *     {type: "cancel", id}                     drop a run whose packages are still loading
+ *     {type: "prefetch", packages: [names]}    a Run queued while Python starts
  *
  *   worker -> page
+ *     {type: "config", runtime}      runtime.json, read as the worker starts
  *     {type: "progress", phase: "core"|"packages", loaded, total, id, packages}
  *     {type: "ready", version}  {type: "init-error", message}
  *     {type: "started", id}          packages loaded, Python now executes
@@ -35,16 +36,14 @@ const STOP_GRACE_MS = 2000;
 let nextRunId = 1;
 
 export class Kernel extends EventTarget {
-  /**
-   * @param {{workerURL: URL, runtimeURL: URL, indexURL: string, lockFileURL?: string,
-   *          importPackages?: object, preload: string[],
-   *          downloadBytes: object, timeLimitS: number, maxLines?: number, maxChars?: number}} options
-   */
+  /** @param {{workerURL: string, maxLines?: number, maxChars?: number}} options */
   constructor(options) {
     super();
     this.options = options;
     this.state = "idle"; // idle | loading | ready | failed | disposed
     this.worker = null;
+    this.runtime = null; // runtime.json, as the worker read it
+    this.timeLimitS = 0;
     this.queue = []; // jobs waiting to be sent
     this.current = null; // job sent to the worker
     this.progress = { phase: "core", loaded: 0, total: 0 };
@@ -54,21 +53,21 @@ export class Kernel extends EventTarget {
     this.interruptView = null;
   }
 
-  /** Start the worker and Pyodide (idempotent). */
-  start() {
+  /**
+   * Start the worker and Pyodide (idempotent).  `early` = {worker, events}: a
+   * worker that is already booting (starter.js) and the events it has sent.
+   */
+  start(early = null) {
     if (this.state === "loading" || this.state === "ready" || this.state === "disposed") return;
-    this.spawn();
+    this.spawn(early);
   }
 
-  spawn() {
+  spawn(early = null) {
     this.generation += 1;
     this.state = "loading";
     this.failure = null;
-    const o = this.options;
-    const coreBytes = Number(o.downloadBytes?.core) || 0;
-    const preloadBytes = (o.preload || []).reduce((sum, n) => sum + (Number(o.downloadBytes?.[n]) || 0), 0);
-    this.progress = { phase: "core", loaded: 0, total: coreBytes + preloadBytes };
-    const worker = new Worker(o.workerURL, { name: "course-python" });
+    this.progress = { phase: "core", loaded: 0, total: 0 };
+    const worker = early ? early.worker : new Worker(this.options.workerURL, { name: "course-python" });
     this.worker = worker;
     worker.onmessage = (event) => this.onMessage(worker, event.data);
     worker.onerror = (event) => {
@@ -76,28 +75,14 @@ export class Kernel extends EventTarget {
       this.crash(worker, event.message || "the Python worker stopped unexpectedly");
     };
     worker.onmessageerror = () => this.crash(worker, "a message from the Python worker could not be read");
-    let interruptBuffer;
     if (this.isolated) {
-      interruptBuffer = new SharedArrayBuffer(4);
-      this.interruptView = new Int32Array(interruptBuffer);
+      const buffer = new SharedArrayBuffer(4);
+      this.interruptView = new Int32Array(buffer);
+      worker.postMessage({ type: "interrupt-buffer", buffer });
     }
-    worker.postMessage({
-      type: "init",
-      config: {
-        indexURL: o.indexURL,
-        lockFileURL: o.lockFileURL || null,
-        importPackages: o.importPackages || {},
-        fontListURL: o.fontListURL || null,
-        cacheNames: o.cacheNames || null,
-        runtimeURL: String(o.runtimeURL),
-        preload: o.preload || [],
-        coreBytes: coreBytes + preloadBytes,
-        downloadBytes: o.downloadBytes || {},
-        interruptBuffer,
-      },
-    });
     this.emit("state");
     this.emit("progress");
+    for (const event of early?.events.splice(0) ?? []) worker[`on${event.type}`]?.(event);
   }
 
   /** Queue a run. `job` = {code, setup, filename, onEvent(msg)}; returns the job. */
@@ -207,6 +192,11 @@ export class Kernel extends EventTarget {
   onMessage(worker, msg) {
     if (worker !== this.worker) return;
     switch (msg.type) {
+      case "config":
+        this.runtime = msg.runtime;
+        this.timeLimitS = Number(msg.runtime.time_limit_s) || 0;
+        this.emit("config");
+        return;
       case "progress":
         this.progress = { phase: msg.phase, loaded: msg.loaded, total: msg.total };
         if (msg.phase === "packages" && this.current && msg.id === this.current.id) {
@@ -233,7 +223,7 @@ export class Kernel extends EventTarget {
     if (!job || msg.id !== job.id) return;
     if (msg.type === "started") {
       job.phase = "started";
-      const limit = Number(this.options.timeLimitS) || 0;
+      const limit = this.timeLimitS;
       if (limit > 0) job.limitTimer = setTimeout(() => this.stop(job, "timeout"), limit * 1000);
     }
     if (msg.type === "done") {

@@ -3,9 +3,9 @@
  *   <script type="module" src="…/assets/course/js/loader.js"></script>
  *
  * Does nothing on a page without .course-cell or .course-quiz.  With cells it
- * takes the kernel that boot.js started (Python loads in a worker, off the main
- * thread) and turns each cell into an editor; a Run clicked before Python is
- * ready just waits for it.
+ * takes the page's kernel (boot.js; its worker, started from <head> by
+ * starter.js, is already loading Python off the main thread) and turns each
+ * cell into an editor; a Run clicked before Python is ready just waits for it.
  * Works with Material's instant navigation (document$) as well as plain loads.
  */
 

@@ -2,9 +2,11 @@
  *
  * A classic worker (not a module worker) so that pyodide.js can be loaded with
  * importScripts from any index URL (self-hosted or a CDN) in every browser that
- * runs Pyodide.  The main-thread side is kernel.js; the message protocol is
- * documented there.  Python-side glue: ../py/course_runtime.py (fetched as text
- * and written into Pyodide's file system).
+ * runs Pyodide.  It boots as soon as it exists: it reads the site's runtime.json
+ * (next to its own folder) and starts Pyodide without waiting for the page,
+ * which may still be busy parsing (see starter.js).  The main-thread side is
+ * kernel.js; the message protocol is documented there.  Python-side glue:
+ * ../py/course_runtime.py (fetched as text and written into Pyodide's file system).
  */
 "use strict";
 
@@ -119,12 +121,17 @@ function prefetchPackages(lock, names, indexURL) {
 /* The parsed lock (set by init) and the packages whose wheels are already on their way. */
 let lockPackages = null;
 const prefetchedPackages = new Set();
+const wantedEarly = new Set(); // asked for before the lock was known
 
 /* Start downloading the wheels of `names` (numpy at start; a queued cell's
  * packages while Python boots), counted in the progress shown to the learner. */
 function prefetchWheels(names) {
+  if (!lockPackages) {
+    names.forEach((name) => wantedEarly.add(name));
+    return;
+  }
   const fresh = names.filter((name) => !prefetchedPackages.has(name));
-  if (!lockPackages || !fresh.length) return;
+  if (!fresh.length) return;
   fresh.forEach((name) => prefetchedPackages.add(name));
   if (progress.phase === "core") progress.total += packageSizes(fresh.filter((n) => !(config.preload || []).includes(n)));
   if (fresh.includes("matplotlib")) fontList();
@@ -307,10 +314,43 @@ def _warm_matplotlib(font_list):
 
 /* ------------------------------------------------------------------ init */
 
+/* The site's runtime.json; the paths in it are relative to it. */
+const RUNTIME_JSON = new URL("../runtime.json", self.location.href);
+
+async function readRuntime() {
+  const response = await nativeFetch(RUNTIME_JSON, { cache: "no-cache" });
+  if (!response.ok) throw new Error(`could not load ${RUNTIME_JSON.pathname}: HTTP ${response.status}`);
+  return response.json();
+}
+
+/* init's settings, from runtime.json, with absolute URLs. */
+function settings(runtime) {
+  const at = (path) => new URL(path, RUNTIME_JSON).href;
+  const sizes = runtime.download_bytes || {};
+  const preload = runtime.preload_packages || [];
+  // The page registers the service worker (boot.js) where one can run; it serves these caches.
+  const offline = Boolean(runtime.service_worker && self.caches && self.isSecureContext);
+  const runtimeURL = new URL("../py/course_runtime.py", self.location.href);
+  if (runtime.version) runtimeURL.searchParams.set("v", runtime.version);
+  return {
+    indexURL: at(runtime.pyodide_index_url).replace(/\/?$/, "/"),
+    lockFileURL: runtime.lock_file_url ? at(runtime.lock_file_url) : null,
+    importPackages: runtime.import_packages || {},
+    fontListURL: runtime.matplotlib_font_cache ? at(runtime.matplotlib_font_cache) : null,
+    cacheNames: offline
+      ? { pyodide: `course-pyodide-${runtime.pyodide_version}`, site: `course-site-${runtime.version}` }
+      : null,
+    runtimeURL: runtimeURL.href,
+    preload,
+    coreBytes: (Number(sizes.core) || 0) + preload.reduce((sum, name) => sum + (Number(sizes[name]) || 0), 0),
+    downloadBytes: sizes,
+  };
+}
+
 async function init(cfg) {
   config = cfg;
-  const indexURL = new URL(cfg.indexURL, self.location.href).href.replace(/\/?$/, "/");
-  const lockFileURL = cfg.lockFileURL ? new URL(cfg.lockFileURL, self.location.href).href : indexURL + "pyodide-lock.json";
+  const indexURL = cfg.indexURL;
+  const lockFileURL = cfg.lockFileURL || indexURL + "pyodide-lock.json";
   progress.phase = "core";
   progress.total = cfg.coreBytes || 0;
   postProgress(true);
@@ -328,7 +368,7 @@ async function init(cfg) {
     status: 200, headers: { "Content-Type": "application/json" },
   })));
   lockPackages = lockText.then((text) => JSON.parse(text));
-  prefetchWheels(cfg.preload || []);
+  prefetchWheels([...(cfg.preload || []), ...wantedEarly]);
   const runtimeSource = nativeFetch(cfg.runtimeURL).then((r) => {
     if (!r.ok) throw new Error(`could not load ${cfg.runtimeURL}: HTTP ${r.status}`);
     return r.text();
@@ -370,10 +410,7 @@ async function init(cfg) {
   }
   py.setStdout({ write: (buf) => writeStream("stdout", buf) });
   py.setStderr({ write: (buf) => writeStream("stderr", buf) });
-  if (cfg.interruptBuffer) {
-    interruptView = new Int32Array(cfg.interruptBuffer);
-    py.setInterruptBuffer(interruptView);
-  }
+  if (interruptView) py.setInterruptBuffer(interruptView);
   py.FS.mkdirTree(RUNTIME_DIR);
   py.FS.writeFile(`${RUNTIME_DIR}/course_runtime.py`, await runtimeSource);
   py.registerJsModule(HOST_MODULE, host);
@@ -523,17 +560,24 @@ function isFatal(err) {
 
 /* ------------------------------------------------------------------ messages */
 
+const booting = readRuntime().then((runtime) => {
+  self.postMessage({ type: "config", runtime });
+  return init(settings(runtime));
+});
+queue = booting.then(
+  () => self.postMessage({ type: "ready", version: pyodide.version }),
+  (err) => {
+    console.error("course worker: Python could not start", err);
+    self.postMessage({ type: "init-error", message: String(err && err.message ? err.message : err).split("\n")[0] });
+    throw err;
+  },
+);
+
 self.onmessage = (event) => {
   const msg = event.data;
-  if (msg.type === "init") {
-    queue = init(msg.config).then(
-      () => self.postMessage({ type: "ready", version: pyodide.version }),
-      (err) => {
-        console.error("course worker: Python could not start", err);
-        self.postMessage({ type: "init-error", message: String(err && err.message ? err.message : err).split("\n")[0] });
-        throw err;
-      },
-    );
+  if (msg.type === "interrupt-buffer") {
+    interruptView = new Int32Array(msg.buffer);
+    if (pyodide) pyodide.setInterruptBuffer(interruptView);
   } else if (msg.type === "prefetch") {
     prefetchWheels(msg.packages || []);
   } else if (msg.type === "cancel") {
