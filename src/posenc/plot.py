@@ -40,22 +40,9 @@ def _new_axes(ax: Axes | None, figsize: tuple[float, float] = _FIGSIZE) -> tuple
     import matplotlib.pyplot as plt
 
     fig = plt.figure(figsize=figsize)
-    _fixed_layout(fig, left=0.08, right=0.98, bottom=0.16, top=0.89)
+    # Fixed margins rather than a layout engine, which would re-solve the layout at every draw.
+    fig.subplots_adjust(left=0.08, right=0.98, bottom=0.16, top=0.89)
     return fig, fig.add_subplot()
-
-
-def _fixed_layout(fig: Figure, **margins: float) -> None:
-    """Place the axes with fixed margins (fractions of the figure), once.
-
-    A layout engine ("constrained", "tight") re-solves the layout at every draw,
-    which doubles the cost of a small figure in Pyodide. The placeholder engine
-    keeps the margins and tells a caller that the figure is already laid out, so
-    it need not save it with ``bbox_inches="tight"`` (another draw).
-    """
-    from matplotlib.layout_engine import PlaceHolderLayoutEngine
-
-    fig.subplots_adjust(**margins)
-    fig.set_layout_engine(PlaceHolderLayoutEngine(adjust_compatible=True, colorbar_gridspec=True))
 
 
 def _as_matrix(matrix: ArrayLike, name: str = "matrix") -> NDArray[np.floating]:
@@ -115,7 +102,7 @@ def heatmap(
     limit = limit or 1.0  # all-zero matrix: any symmetric range will do
     image = ax.imshow(matrix, cmap=cmap, vmin=-limit, vmax=limit, aspect="auto", interpolation="nearest")
     fig.colorbar(image, ax=ax, shrink=0.9, pad=0.03)
-    ax.set_title(title)
+    ax.set_title(title, y=1.0)  # a fixed y: nothing sits above the image to dodge
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     return fig
@@ -186,7 +173,7 @@ def similarity(
     fig, ax = _new_axes(ax, figsize=(4.5, 3.6))
     image = ax.imshow(sim, cmap=cmap, vmin=-1.0, vmax=1.0, interpolation="nearest")
     fig.colorbar(image, ax=ax, shrink=0.9, pad=0.03)
-    ax.set_title(title)
+    ax.set_title(title, y=1.0)
     ax.set_xlabel("position")
     ax.set_ylabel("position")
     return fig
@@ -256,7 +243,7 @@ def compare(n_positions: int = 64, d_model: int = 64, *, seed: int = 0, base: fl
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 3, figsize=(9.0, 3.2))
-    _fixed_layout(fig, left=0.06, right=0.985, bottom=0.15, top=0.8, wspace=0.42)
+    fig.subplots_adjust(left=0.06, right=0.985, bottom=0.15, top=0.8, wspace=0.42)
     heatmap(sinusoidal(n_positions, d_model, base=base), title="sinusoidal (fixed)", ax=axes[0])
     heatmap(
         LearnedEmbedding(n_positions, d_model, seed=seed).table,

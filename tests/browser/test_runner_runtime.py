@@ -209,6 +209,34 @@ def test_figures_emitted_in_order_then_closed(runtime, plt):
     assert plt.get_fignums() == []
 
 
+def png_size(png: bytes) -> tuple[int, int]:
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+
+
+def test_figures_keep_a_chosen_layout_and_crop_the_others(runtime, plt):
+    code = (
+        "import matplotlib.pyplot as plt\n"
+        "plt.figure(figsize=(4, 2)); plt.plot([1, 2]); plt.xlabel('cut off unless cropped')\n"
+        "fig = plt.figure(figsize=(4, 2)); fig.subplots_adjust(bottom=0.3); fig.add_subplot().plot([1, 2])\n"
+        "plt.figure(figsize=(4, 2), layout='constrained'); plt.plot([1, 2])\n"
+    )
+    ok, emit, _ = run(runtime, code)
+    assert ok
+    sizes = [png_size(payload["png"]) for kind, payload in emit.events if kind == "figure"]
+    dpi = runtime.FIGURE_DPI
+    # Cropped to its content (tight), so not the 4 x 2 in canvas; the two laid-out ones are saved as they are.
+    assert sizes[0] != (4 * dpi, 2 * dpi)
+    assert sizes[1:] == [(4 * dpi, 2 * dpi)] * 2
+
+
+def test_posenc_figures_are_laid_out(runtime, plt):
+    import posenc
+    import posenc.plot
+
+    for fig in (posenc.plot.heatmap(posenc.sinusoidal(8, 8)), posenc.plot.compare(8, 8)):
+        assert runtime.laid_out(fig)
+
+
 def test_figures_come_after_the_result(runtime, plt):
     _, emit, _ = run(runtime, "import matplotlib.pyplot as plt\nplt.plot([1])\n'value'")
     assert emit.kinds() == ["result", "figure"]

@@ -158,8 +158,8 @@ def emit_figures(emit: Emit) -> bool:
             fig = plt.figure(num)
             try:
                 buf = io.BytesIO()
-                # A figure with a layout engine already fits its canvas; "tight" would draw it twice.
-                tight = None if fig.get_layout_engine() is not None else "tight"
+                # "tight" draws the figure twice: only for figures whose layout nobody chose.
+                tight = None if laid_out(fig) else "tight"
                 fig.savefig(buf, format="png", dpi=FIGURE_DPI, bbox_inches=tight)
             except Exception as exc:
                 ok = False
@@ -170,6 +170,21 @@ def emit_figures(emit: Emit) -> bool:
     finally:
         plt.close("all")
     return ok
+
+
+def laid_out(fig: Any) -> bool:
+    """Whether a figure's layout was chosen: a layout engine, or margins set with ``subplots_adjust``.
+
+    Such a figure is saved as it is; any other is cropped to what it draws
+    (``bbox_inches="tight"``, as in a notebook), so no label is cut off.
+    """
+    if fig.get_layout_engine() is not None:
+        return True
+    import matplotlib
+
+    params = fig.subplotpars
+    names = ("left", "right", "bottom", "top", "wspace", "hspace")
+    return any(getattr(params, name) != matplotlib.rcParams[f"figure.subplot.{name}"] for name in names)
 
 
 def figure_alt(fig: Any, index: int) -> str:
