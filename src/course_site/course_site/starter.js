@@ -8,8 +8,13 @@
  */
 (() => {
   const url = new URL(document.currentScript.dataset.worker, location.href).href;
-  const worker = new Worker(url, { name: "course-python" });
   const events = [];
-  worker.onmessage = worker.onerror = worker.onmessageerror = (event) => events.push(event);
+  let worker = null;
+  try {
+    worker = new Worker(url, { name: "course-python" });
+    worker.onmessage = worker.onerror = worker.onmessageerror = (event) => events.push(event);
+  } catch {
+    // No worker here (e.g. a page opened from a file): the kernel tries again and says why.
+  }
   window.coursePython = { url, worker, events };
 })();

@@ -55,7 +55,8 @@ export class Kernel extends EventTarget {
 
   /**
    * Start the worker and Pyodide (idempotent).  `early` = {worker, events}: a
-   * worker that is already booting (starter.js) and the events it has sent.
+   * worker that is already booting (starter.js; null if it could not start)
+   * and the events it has sent.
    */
   start(early = null) {
     if (this.state === "loading" || this.state === "ready" || this.state === "disposed") return;
@@ -67,7 +68,13 @@ export class Kernel extends EventTarget {
     this.state = "loading";
     this.failure = null;
     this.progress = { phase: "core", loaded: 0, total: 0 };
-    const worker = early ? early.worker : new Worker(this.options.workerURL, { name: "course-python" });
+    let worker = early?.worker;
+    try {
+      worker ??= new Worker(this.options.workerURL, { name: "course-python" });
+    } catch (err) {
+      this.fail(`the Python worker could not start (${err.message})`);
+      return;
+    }
     this.worker = worker;
     worker.onmessage = (event) => this.onMessage(worker, event.data);
     worker.onerror = (event) => {
@@ -90,12 +97,13 @@ export class Kernel extends EventTarget {
     job.id = nextRunId++;
     job.phase = "queued";
     this.queue.push(job);
+    job.onEvent({ type: "queued", position: this.queue.length, waitingForPython: this.state !== "ready" });
+    // A worker that cannot even be created fails the job right here, after "queued".
     if (this.state === "idle" || this.state === "failed") this.spawn();
     // Python is still starting: let the worker download this cell's wheels meanwhile.
     if (this.state === "loading" && job.packages?.length) {
       this.worker.postMessage({ type: "prefetch", packages: job.packages });
     }
-    job.onEvent({ type: "queued", position: this.queue.length, waitingForPython: this.state !== "ready" });
     this.pump();
     return job;
   }

@@ -567,9 +567,9 @@ const booting = readRuntime().then((runtime) => {
 queue = booting.then(
   () => self.postMessage({ type: "ready", version: pyodide.version }),
   (err) => {
+    // The page shows the message and never sends a run to this worker.
     console.error("course worker: Python could not start", err);
     self.postMessage({ type: "init-error", message: String(err && err.message ? err.message : err).split("\n")[0] });
-    throw err;
   },
 );
 

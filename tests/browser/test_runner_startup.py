@@ -1,0 +1,59 @@
+"""When Python cannot start, a Run says why, and the page's code and static output stay."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "fixture"))
+from runner_fixture import get_code, guarded_page, make_fixture_site, run
+
+pytest.importorskip("playwright")
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+# As in a browser or page that forbids Web Workers (the theme's own search worker still starts).
+NO_PYTHON_WORKER = """
+const RealWorker = window.Worker;
+window.Worker = function (url, options) {
+  if (options && options.name === "course-python") {
+    throw new DOMException("Workers are not allowed here", "SecurityError");
+  }
+  return new RealWorker(url, options);
+};
+"""
+
+
+@pytest.fixture(scope="module")
+def fixture_folder(built_site, tmp_path_factory):
+    return make_fixture_site(built_site, tmp_path_factory.mktemp("startup") / "site")
+
+
+def failure_notice(page, cell: str):
+    run(page, cell)
+    expect(page.locator(f"{cell} .course-cell__status")).to_have_text("Error")
+    return page.locator(f"{cell} .course-cell__notice--error")
+
+
+def test_no_worker_allowed(browser, serve, fixture_folder):
+    with guarded_page(browser, serve(fixture_folder) + "fixture/", init_script=NO_PYTHON_WORKER) as (page, _):
+        notice = failure_notice(page, "#cell-1")
+        expect(notice).to_contain_text("Python could not be loaded: the Python worker could not start")
+        expect(notice).to_contain_text("Workers are not allowed here")
+        assert "greeting" in get_code(page, "#cell-1")
+
+
+def test_missing_runtime_json(browser, serve, fixture_folder):
+    # The fixture's assets/course is a copy, so this changes only this site.
+    runtime = fixture_folder / "assets/course/runtime.json"
+    saved = runtime.read_text()
+    runtime.unlink()
+    try:
+        with guarded_page(browser, serve(fixture_folder) + "fixture/") as (page, _):
+            notice = failure_notice(page, "#cell-2")
+            expect(notice).to_contain_text("could not load /assets/course/runtime.json: HTTP 404")
+    finally:
+        runtime.write_text(saved)
