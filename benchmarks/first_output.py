@@ -1,6 +1,6 @@
 """How long a learner waits for a cell's first output, against the bare Pyodide floor.
 
-Run:  .venv/bin/python benchmarks/first_output.py [--pairs N] [--gzip] [--site DIR]
+Run:  .venv/bin/python benchmarks/first_output.py [--pairs N] [--only ab,d,cf] [--gzip] [--site DIR]
 
 Builds the site into ``.cache/bench-site`` when its inputs changed, serves it on
 127.0.0.1 (threaded, in memory, ``Cache-Control: max-age=600`` and ETags like
