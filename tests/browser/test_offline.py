@@ -1,4 +1,4 @@
-"""Offline: the service worker keeps the versioned Python files, and a lesson runs with the network cut."""
+"""Offline: the Python worker keeps the versioned Python files, and a lesson runs with the network cut."""
 
 from __future__ import annotations
 
@@ -33,15 +33,20 @@ def test_first_visit_fills_the_caches_then_the_lesson_runs_offline(browser, site
     with guarded_page(browser, site_server + LESSON) as (page, problems):
         wait_ready(page)
         page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=LOAD_TIMEOUT_MS)
-        cached = page.evaluate(CACHED)
-        pyodide = cached["course-pyodide-0.27.7"]
-        # What the first visit downloaded is kept, each file once, by the Python worker itself.
-        for name in ("pyodide.asm.wasm", "python_stdlib.zip", "pyodide.asm.js"):
-            assert f"/pyodide/v0.27.7/{name}" in pyodide
+        # What the first visit downloaded is kept, each file once, by the Python worker itself
+        # (the scripts, which it runs with importScripts, right after Python is ready).
+        expected = [f"/pyodide/v0.27.7/{name}" for name in ("pyodide.asm.wasm", "python_stdlib.zip", "pyodide.asm.js")]
+        page.wait_for_function(
+            f"async () => {{ const kept = await ({CACHED})(); const names = kept['course-pyodide-0.27.7'] || [];"
+            f" return {expected!r}.every((path) => names.includes(path)); }}",
+            timeout=LOAD_TIMEOUT_MS,
+        )
+        pyodide = page.evaluate(CACHED)["course-pyodide-0.27.7"]
+        assert len(pyodide) == len(set(pyodide))
         assert any(path.endswith(".whl") and "numpy" in path for path in pyodide)
         assert not any("matplotlib" in path for path in pyodide)  # not imported yet, not fetched
 
-        page.reload()  # a second visit, now through the service worker
+        page.reload()  # a second visit, now with the service worker
         wait_ready(page)
         page.context.set_offline(True)
         page.reload()

@@ -1,11 +1,15 @@
-// Offline support for the course: a cache-first store for versioned Python files,
-// network-first with a cached fallback for everything else of this site.
+// Offline support for the course: the site's pages, scripts and styles network-first
+// with a cached fallback; the caches of old versions are deleted on upgrade.
 //
-// Registered by loader.js as `course-sw.js?v=<site version>&pyodide=<pyodide version>`.
-// On a first visit the page's Python worker is not controlled yet; it puts what it
-// downloads into the same caches (names below), so nothing is fetched twice.
+// Registered by boot.js, once Python is ready, as
+// `course-sw.js?v=<site version>&pyodide=<pyodide version>`.
 // Versioned files never change under their URL: `pyodide/v<version>/…`,
 // `assets/course/wheels/<hash>/…` and `assets/course/pyodide-lock-<hash>.json`.
+// They are left to the browser's HTTP cache: V8 keeps its compiled code for the
+// wasm and pyodide.asm.js only for responses that come from there, which makes
+// a second visit much faster than serving them from a cache here.  The Python
+// worker (worker.js) keeps a copy of each in the caches named below and falls
+// back to it when the network fails.
 const params = new URL(self.location.href).searchParams;
 const SITE_CACHE = `course-site-${params.get("v") || "dev"}`;
 const PYODIDE_CACHE = `course-pyodide-${params.get("pyodide") || "dev"}`;
@@ -28,25 +32,9 @@ self.addEventListener("activate", (event) => {
 self.addEventListener("fetch", (event) => {
   const url = new URL(event.request.url);
   if (event.request.method !== "GET" || url.origin !== self.location.origin) return;
-  if (VERSIONED.test(url.pathname)) {
-    event.respondWith(cacheFirst(event.request, cacheFor(url)));
-  } else {
-    event.respondWith(networkFirst(event.request));
-  }
+  if (VERSIONED.test(url.pathname)) return;
+  event.respondWith(networkFirst(event.request));
 });
-
-function cacheFor(url) {
-  return url.pathname.includes("/pyodide/v") ? PYODIDE_CACHE : SITE_CACHE;
-}
-
-async function cacheFirst(request, cacheName) {
-  const cache = await caches.open(cacheName);
-  const hit = await cache.match(request);
-  if (hit) return hit;
-  const response = await fetch(request);
-  if (response.ok) await cache.put(request, response.clone());
-  return response;
-}
 
 async function networkFirst(request) {
   const cache = await caches.open(SITE_CACHE);

@@ -46,20 +46,42 @@ function postProgress(force) {
 const nativeFetch = self.fetch.bind(self);
 const prefetched = new Map(); // absolute URL -> Promise<Response> (used once)
 
-/* Files whose content never changes under their URL, and the caches the site's
- * service worker (course-sw.js) serves them from: the worker stores what it
- * downloads there itself, so nothing is downloaded twice and the next visit is
- * served from the cache, offline too. */
+/* Files whose content never changes under their URL.  They come from the network
+ * and the browser's HTTP cache, never through the service worker, because only
+ * then does V8 keep its compiled code for the wasm and pyodide.asm.js, which
+ * makes a second visit much faster.  For offline use the worker keeps a copy of
+ * each in the site's caches (cleaned by course-sw.js on upgrade) and falls back
+ * to it when the network fails. */
 const VERSIONED = /\/pyodide\/v[^/]+\/|\/assets\/course\/wheels\/[0-9a-f]+\/|\/assets\/course\/pyodide-lock-[0-9a-f]+\.json$/;
 
-function keepInCache(response) {
+function cacheNameFor(url) {
   const names = config?.cacheNames;
-  if (!names || !self.caches || !response.ok || !response.url) return;
-  const path = new URL(response.url).pathname;
-  if (!VERSIONED.test(path)) return;
-  const name = path.includes("/pyodide/v") ? names.pyodide : names.site;
+  if (!names || !self.caches) return null;
+  const path = new URL(url).pathname;
+  if (!VERSIONED.test(path)) return null;
+  return path.includes("/pyodide/v") ? names.pyodide : names.site;
+}
+
+/* Keep a copy of a versioned download for offline use, unless one is kept already. */
+function keepInCache(response) {
+  const name = response.ok && response.url ? cacheNameFor(response.url) : null;
+  if (!name) return;
   const copy = response.clone();
-  caches.open(name).then((cache) => cache.put(response.url, copy)).catch(() => {});
+  caches.open(name)
+    .then(async (cache) => ((await cache.match(response.url)) ? copy.body?.cancel() : cache.put(response.url, copy)))
+    .catch(() => {});
+}
+
+/* The network (or the HTTP cache); when that fails (offline), the kept copy. */
+async function fetchOrKept(input, init) {
+  try {
+    return await nativeFetch(input, init);
+  } catch (err) {
+    const url = absoluteURL(input);
+    const kept = cacheNameFor(url) ? await caches.match(url) : undefined;
+    if (kept) return kept;
+    throw err;
+  }
 }
 
 /* Count a download's bytes for the progress bar on a clone of its body, and hand
@@ -91,7 +113,7 @@ self.fetch = function courseFetch(input, init) {
     prefetched.delete(url);
     return early;
   }
-  return nativeFetch(input, init).then(countBody);
+  return fetchOrKept(input, init).then(countBody);
 };
 
 function hexToBase64(hex) {
@@ -142,7 +164,7 @@ function prefetchWheels(names) {
 }
 
 function prefetch(url, init = {}) {
-  const promise = nativeFetch(url, init).then(countBody);
+  const promise = fetchOrKept(url, init).then(countBody);
   prefetched.set(url, promise);
   promise.catch(() => prefetched.delete(url));
   return promise;
@@ -360,7 +382,7 @@ async function init(cfg) {
   for (const url of [indexURL + "pyodide.asm.wasm", indexURL + "python_stdlib.zip"]) prefetch(url);
   // The lock is read here too, to start the preloaded wheels (numpy) now rather
   // than after Python has booted, which is when loadPyodide would fetch them.
-  const lockText = nativeFetch(lockFileURL).then(countBody).then((r) => {
+  const lockText = fetchOrKept(lockFileURL).then(countBody).then((r) => {
     if (!r.ok) throw new Error(`could not load ${lockFileURL}: HTTP ${r.status}`);
     return r.text();
   });
@@ -373,25 +395,9 @@ async function init(cfg) {
     if (!r.ok) throw new Error(`could not load ${cfg.runtimeURL}: HTTP ${r.status}`);
     return r.text();
   });
-  const scripts = [indexURL + "pyodide.js", indexURL + "pyodide.asm.js"].map((url) => ({
-    url, text: nativeFetch(url).then(countBody).then((r) => {
-      if (!r.ok) throw new Error(`could not load ${url}: HTTP ${r.status}`);
-      return r.text();
-    }),
-  }));
-  // Evaluate the scripts from the counted downloads (importScripts of a blob:
-  // URL) rather than importScripts(url), a synchronous, uncounted download.
   // pyodide.asm.js defines _createPyodideModule, so loadPyodide skips loading it.
-  for (const { url, text } of scripts) {
-    const blobURL = URL.createObjectURL(new Blob([await text], { type: "text/javascript" }));
-    try {
-      importScripts(blobURL);
-    } catch (err) {
-      importScripts(url);
-    } finally {
-      URL.revokeObjectURL(blobURL);
-    }
-  }
+  const scripts = [indexURL + "pyodide.js", indexURL + "pyodide.asm.js"];
+  for (const url of scripts) await importScript(url);
 
   const py = await self.loadPyodide({
     indexURL,
@@ -424,6 +430,39 @@ async function init(cfg) {
   pyodide = py;
   progress.loaded = progress.total = Math.max(progress.loaded, progress.total);
   postProgress(true);
+  keepScriptsInCache(scripts);
+}
+
+/* importScripts(url), so that V8 can keep its code cache for the script; offline,
+ * the copy kept in the site's caches, run from a blob: URL. */
+async function importScript(url) {
+  try {
+    importScripts(url);
+  } catch (err) {
+    const kept = cacheNameFor(url) ? await caches.match(url) : undefined;
+    if (!kept) throw err;
+    const blobURL = URL.createObjectURL(await kept.blob());
+    try {
+      importScripts(blobURL);
+    } finally {
+      URL.revokeObjectURL(blobURL);
+    }
+    return;
+  }
+  const timing = performance.getEntriesByName(url).pop();
+  progress.loaded += timing?.decodedBodySize || 0;
+  postProgress(false);
+}
+
+/* The scripts bypass fetch (importScripts), so keep their copies here, once. */
+function keepScriptsInCache(urls) {
+  for (const url of urls) {
+    const name = cacheNameFor(url);
+    if (!name) continue;
+    caches.open(name)
+      .then(async (cache) => (await cache.match(url)) || cache.add(url))
+      .catch(() => {});
+  }
 }
 
 /* ------------------------------------------------------------------ runs */
@@ -432,8 +471,11 @@ async function init(cfg) {
 let fontListBytes;
 function fontList() {
   if (!config.fontListURL) return Promise.resolve(null);
-  fontListBytes ??= nativeFetch(config.fontListURL)
-    .then((r) => (r.ok ? r.arrayBuffer() : null))
+  fontListBytes ??= fetchOrKept(config.fontListURL)
+    .then((r) => {
+      keepInCache(r);
+      return r.ok ? r.arrayBuffer() : null;
+    })
     .then((buf) => (buf ? new Uint8Array(buf) : null))
     .catch(() => null);
   return fontListBytes;
