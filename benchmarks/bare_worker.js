@@ -12,7 +12,7 @@ function mark(name) {
   self.postMessage({ type: "mark", name, t: performance.timeOrigin + performance.now() });
 }
 
-/* style=site (a diagnostic): load Pyodide the way the site's worker does.  Every
+/* style=site (a diagnostic): load Pyodide the way the site's worker once did.  Every
  * response is passed through a TransformStream into a new Response (the site
  * counts downloaded bytes so), and pyodide.js and pyodide.asm.js are fetched as
  * text and run from blob: URLs.  A constructed Response and a blob: script have

@@ -35,7 +35,7 @@ hits both sides alike:
 
 Diagnostics, once at the end (``--no-diagnostics`` skips them): floor_d without
 the font list; the floor's own repeat visits in fresh profiles, plain and with
-Pyodide loaded the way the site's worker loads it (responses re-wrapped to count
+Pyodide loaded the way the site's worker once did (responses re-wrapped to count
 bytes, pyodide.asm.js run from a blob: URL), to see what V8's code caches give;
 Chromium's byte count for one cold (d).
 
@@ -761,7 +761,7 @@ class Bench:
     def bare_warm(self, site_style: bool = False, visits: int = 3) -> list[Run]:
         """The floor's own warm visits: (a) again and again in one fresh persistent profile.
 
-        HTTP cache, no service worker.  ``site_style``: Pyodide loaded the way the site's worker loads it.
+        HTTP cache, no service worker.  ``site_style``: Pyodide loaded the way the site's worker once did.
         """
         kind = "bare-numpy-site-style" if site_style else "bare-numpy"
         runs = [Run(f"{kind}-visit-{n}") for n in range(1, visits + 1)]
@@ -966,9 +966,22 @@ def timeline(run: Run, names: list[str]) -> list[tuple[str, float | None, float,
     for e in run.resources:
         base = e["name"].split("?")[0].rsplit("/", 1)[-1]
         if e["start"] >= 0 and any(n in base for n in names):  # a service worker may predate the page
-            via = "service worker" if e.get("workerStart") else ("cache" if e.get("delivery") == "cache" else "")
+            via = served_via(e, run)
             points.append((f"fetched {base} [{e['where']}]", e["start"], e["end"], via))
     return points
+
+
+def served_via(e: dict, run: Run) -> str:
+    """How a response came: "service worker" (its response), "cache" (the HTTP cache) or "" (network).
+
+    A request that the service worker sees but leaves alone has a ``workerStart``
+    too; the service worker's own fetch of the same URL tells the two apart.
+    """
+    if e["where"] != "service worker" and e.get("workerStart"):
+        fetched_by_sw = {r["name"] for r in run.resources if r["where"] == "service worker"}
+        if e["name"] in fetched_by_sw:
+            return "service worker"
+    return "cache" if e.get("delivery") == "cache" else ""
 
 
 def median_marks(runs: list[Run]) -> dict[str, float]:
@@ -1418,8 +1431,8 @@ def observe(rounds: list[dict[str, Run]], diagnostics: dict, info: SiteInfo) -> 
     if f_runs:
         controlled = sum(1 for r in f_runs if r.extra.get("controlled_at_dcl"))
         own = lambda r: [e for e in r.resources if e["where"] != "service worker"]  # noqa: E731
-        via_sw = median([sum(1 for e in own(r) if e["workerStart"]) for r in f_runs])
-        cached = median([sum(1 for e in own(r) if e["delivery"] == "cache" and not e["workerStart"]) for r in f_runs])
+        via_sw = median([sum(1 for e in own(r) if served_via(e, r) == "service worker") for r in f_runs])
+        cached = median([sum(1 for e in own(r) if served_via(e, r) == "cache") for r in f_runs])
         served = median([len(r.served) for r in f_runs])
         revalidated = median([sum(1 for s in r.served if s["status"] == 304) for r in f_runs])
         body = median([sum(s["body"] for s in r.served) for r in f_runs])
@@ -1447,7 +1460,7 @@ def observe(rounds: list[dict[str, Run]], diagnostics: dict, info: SiteInfo) -> 
             "the floor's own repeat visits (fresh persistent profiles, HTTP disk cache, no service worker), "
             f"worker running -> Pyodide + numpy loaded, median: first visit {boot('a', (1,))}, later visits "
             f"{boot('a', (2, 3))} (V8 code caches for the wasm and pyodide.asm.js); loading Pyodide the way the "
-            "site's worker does (responses re-wrapped in a new Response to count bytes, pyodide.asm.js run from a "
+            "site's worker once did (responses re-wrapped in a new Response to count bytes, pyodide.asm.js run from a "
             f"blob: URL): first visit {boot('a_site_style', (1,))}, later visits {boot('a_site_style', (2, 3))}"
         )
     outputs = {r["b"].outputs.get("output", {}).get("className") for r in rounds if "b" in r and not r["b"].error}
