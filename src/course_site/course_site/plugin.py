@@ -126,10 +126,12 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         site_assets.publish_figures(self.figures, Path(config.site_dir))
 
     def on_serve(self, server: LiveReloadServer, config: MkDocsConfig, builder) -> LiveReloadServer:
-        """``serve``: live-reload on lessons and on the posenc source."""
+        """``serve``: live-reload on lessons, the posenc source and the runner's files."""
         server.watch(str(self.root / self.config.lessons_dir))
         server.watch(str(self.bundle.posenc_package))
         server.watch(str(site_assets.ASSETS))
+        server.watch(str(site_assets.STARTER))
+        server.watch(str(site_assets.SERVICE_WORKER))
         return server
 
     # -- SuperFences callbacks ------------------------------------------------------------------
