@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,14 @@ CACHED = """async () => {
 }"""
 
 
+def wait_until_cached(page, condition, timeout_s: float = LOAD_TIMEOUT_MS / 1000) -> None:
+    """Poll the page's caches (``CACHED``) until ``condition(kept)`` holds."""
+    deadline = time.monotonic() + timeout_s
+    while not condition(kept := page.evaluate(CACHED)):
+        assert time.monotonic() < deadline, f"not cached in time; caches hold {kept}"
+        time.sleep(0.2)
+
+
 def wait_ready(page) -> None:
     expect(page.locator("#cell-1 .course-cell__status")).to_have_text("Python is ready", timeout=LOAD_TIMEOUT_MS)
 
@@ -35,12 +44,8 @@ def test_first_visit_fills_the_caches_then_the_lesson_runs_offline(browser, site
         page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=LOAD_TIMEOUT_MS)
         # What the first visit downloaded is kept, each file once, by the Python worker itself
         # (the scripts, which it runs with importScripts, right after Python is ready).
-        expected = [f"/pyodide/v0.27.7/{name}" for name in ("pyodide.asm.wasm", "python_stdlib.zip", "pyodide.asm.js")]
-        page.wait_for_function(
-            f"async () => {{ const kept = await ({CACHED})(); const names = kept['course-pyodide-0.27.7'] || [];"
-            f" return {expected!r}.every((path) => names.includes(path)); }}",
-            timeout=LOAD_TIMEOUT_MS,
-        )
+        expected = {f"/pyodide/v0.27.7/{name}" for name in ("pyodide.asm.wasm", "python_stdlib.zip", "pyodide.asm.js")}
+        wait_until_cached(page, lambda kept: expected <= set(kept.get("course-pyodide-0.27.7", [])))
         pyodide = page.evaluate(CACHED)["course-pyodide-0.27.7"]
         assert len(pyodide) == len(set(pyodide))
         assert any(path.endswith(".whl") and "numpy" in path for path in pyodide)
@@ -48,6 +53,10 @@ def test_first_visit_fills_the_caches_then_the_lesson_runs_offline(browser, site
 
         page.reload()  # a second visit, now with the service worker
         wait_ready(page)
+        # The editor's code loads once Python is ready, for cells not scrolled to yet.
+        wait_until_cached(
+            page, lambda kept: any(path.endswith("/codemirror.js") for paths in kept.values() for path in paths)
+        )
         page.context.set_offline(True)
         page.reload()
         wait_ready(page)

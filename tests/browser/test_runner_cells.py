@@ -43,8 +43,13 @@ def page(browser, built_site, serve, tmp_path_factory):
 
 def test_enhances_static_cells(page):
     expect(page.locator(".course-cell--live")).to_have_count(7)
-    expect(page.locator(".course-cell__static")).to_have_count(0)
+    expect(page.locator(".course-cell__button--run")).to_have_count(7)
     expect(page.locator("#cell-1 .cm-content")).to_contain_text('greeting = "hello"')
+    # Every cell gets its editor once it comes near the viewport.
+    for number in range(1, 8):
+        page.locator(f"#cell-{number}").scroll_into_view_if_needed()
+    expect(page.locator(".cm-editor")).to_have_count(7)
+    expect(page.locator(".course-cell__static")).to_have_count(0)
     expect(page.locator("#cell-1 .course-cell__label")).to_contain_text("Precomputed output")
     expect(page.locator("#cell-1 .course-cell__output")).to_have_attribute("role", "log")
     expect(page.locator("#cell-1 .course-cell__output")).to_have_attribute("aria-live", "polite")

@@ -1,4 +1,4 @@
-"""When Python cannot start, a Run says why, and the page's code and static output stay."""
+"""How a page starts: editors only near the viewport; when Python cannot start, a Run says why."""
 
 from __future__ import annotations
 
@@ -30,6 +30,20 @@ window.Worker = function (url, options) {
 @pytest.fixture(scope="module")
 def fixture_folder(built_site, tmp_path_factory):
     return make_fixture_site(built_site, tmp_path_factory.mktemp("startup") / "site")
+
+
+def test_far_cells_keep_their_static_code_until_reached(browser, serve, fixture_folder):
+    url = serve(fixture_folder) + "fixture/"
+    with guarded_page(browser, url, viewport={"width": 1000, "height": 300}) as (page, _):
+        expect(page.locator("#cell-1 .cm-editor")).to_be_visible()
+        assert page.eval_on_selector("#cell-7", "(c) => c.getBoundingClientRect().top") > 300 + 800
+        # Far below: Run works on the lesson's code, no editor yet.
+        expect(page.locator("#cell-7 .course-cell__static")).to_contain_text('print("autorun ok")')
+        expect(page.locator("#cell-7 .cm-editor")).to_have_count(0)
+        # Keyboard focus reaching the cell makes its editor.
+        page.locator("#cell-7 .course-cell__button--run").focus()
+        expect(page.locator("#cell-7 .cm-content")).to_contain_text('print("autorun ok")')
+        expect(page.locator("#cell-7 .course-cell__static")).to_have_count(0)
 
 
 def failure_notice(page, cell: str):

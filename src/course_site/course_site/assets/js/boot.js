@@ -32,7 +32,8 @@ function start() {
   return { kernel };
 }
 
-function whenIdle(fn) {
+/** Run `fn` when the page is idle (or soon, where requestIdleCallback is missing). */
+export function whenIdle(fn) {
   if ("requestIdleCallback" in window) requestIdleCallback(() => fn(), { timeout: 2000 });
   else setTimeout(fn, 300);
 }

@@ -5,16 +5,18 @@
  *     <div class="course-cell__static">highlighted code</div>
  *     <div class="course-cell__output" data-precomputed="true">…</div>   (optional)
  *     <p class="course-cell__note">…</p>                                   (optional)
+ * The buttons, status and output come at once; the CodeMirror editor replaces
+ * the static code when the cell comes near the viewport (or gets focus), so the
+ * editors of cells far down the page do not compete with Python's boot.
  * Python output only ever reaches the page as text nodes.
  */
-import {
-  EditorView, EditorState, Prec, keymap, lineNumbers, highlightActiveLine,
-  highlightActiveLineGutter, highlightSpecialChars, drawSelection, defaultKeymap, history,
-  historyKeymap, indentWithTab, isolateHistory, bracketMatching, indentOnInput, indentUnit,
-  syntaxHighlighting, python, courseHighlighter,
-} from "../vendor/codemirror.js";
+
+/* CodeMirror, loaded with the first editor (or earlier by loader.js). */
+let codemirror = null;
+export const loadCodeMirror = () => (codemirror ??= import("../vendor/codemirror.js"));
 
 const MAX_FIT_LINES = 30;
+const EDITOR_MARGIN = "800px 0px"; // make a cell's editor this far before it scrolls into view
 const STATUS_PROGRESS_MS = 250; // progress text changes at most this often (aria-busy meanwhile)
 
 const ICONS = {
@@ -99,11 +101,81 @@ export class Cell {
   build() {
     const root = this.root;
     const id = root.id || `course-cell-${this.index}`;
-    const hintId = `${id}-hint`;
+    this.hintId = `${id}-hint`;
     root.classList.add("course-cell--live");
+    this.view = null;
+    this.staticBlock = root.querySelector(".course-cell__static") || el("div", { class: "course-cell__static" });
+    if (!this.staticBlock.isConnected) root.prepend(this.staticBlock);
+    this.observer = new IntersectionObserver((entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) this.createEditor();
+    }, { rootMargin: EDITOR_MARGIN });
+    this.observer.observe(root);
+    root.addEventListener("focusin", () => this.createEditor());
+    this.staticBlock.addEventListener("pointerdown", () => this.createEditor({ focus: true }));
 
+    const hint = el("span", {
+      id: this.hintId, class: "course-visually-hidden",
+      text: "Shift+Enter runs the cell. Tab indents; press Escape, then Tab, to leave the editor.",
+    });
+    this.runButton = this.button("run", "Run", "Run this cell (Shift+Enter)");
+    this.stopButton = this.button("stop", "Stop", "Stop this cell");
+    this.resetButton = this.button("reset", "Reset", "Put back the lesson's code (undo with Ctrl+Z)");
+    this.stopButton.disabled = true;
+    this.runButton.addEventListener("click", () => this.run());
+    this.stopButton.addEventListener("click", () => this.stop());
+    this.resetButton.addEventListener("click", () => this.reset());
+
+    this.status = el("span", { class: "course-cell__status", role: "status" });
+    this.progressBar = el("progress", { class: "course-cell__progress", "aria-hidden": "true", hidden: true });
+    this.toolbar = el("div", { class: "course-cell__toolbar" },
+      this.runButton, this.stopButton, this.resetButton, this.status, this.progressBar, hint);
+
+    this.staticBlock.after(this.toolbar);
+
+    let output = root.querySelector(".course-cell__output");
+    if (!output) {
+      output = el("div", { class: "course-cell__output", "data-precomputed": "false" });
+      this.toolbar.after(output);
+    } else if (output.previousElementSibling !== this.toolbar) {
+      this.toolbar.after(output);
+    }
+    output.setAttribute("role", "log");
+    output.setAttribute("aria-live", "polite");
+    output.setAttribute("aria-label", `Output of cell ${this.index}`);
+    output.tabIndex = 0; // scrollable region: reachable by keyboard
+    this.output = output;
+    if (output.dataset.precomputed === "true" && output.children.length) {
+      output.prepend(el("p", {
+        class: "course-cell__label",
+        text: "Precomputed output (from when the site was built). Run the cell to make your own.",
+      }));
+    }
+    this.updateEmpty();
+  }
+
+  /** Replace the static code with the editor (once); `focus` puts the caret in it. */
+  async createEditor({ focus = false } = {}) {
+    this.wantFocus ||= focus;
+    if (this.editorPromise) return this.editorPromise;
+    this.observer.disconnect();
+    this.editorPromise = loadCodeMirror().then((cm) => {
+      if (this.destroyed) return;
+      this.cm = cm;
+      this.view = this.makeEditor(cm);
+      this.staticBlock.replaceWith(this.editorHost);
+      if (this.wantFocus) this.view.focus();
+    });
+    return this.editorPromise;
+  }
+
+  makeEditor(cm) {
+    const {
+      EditorView, EditorState, Prec, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter,
+      highlightSpecialChars, drawSelection, defaultKeymap, history, historyKeymap, indentWithTab,
+      bracketMatching, indentOnInput, indentUnit, syntaxHighlighting, python, courseHighlighter,
+    } = cm;
     this.editorHost = el("div", { class: "course-cell__editor" });
-    const height = parseInt(root.dataset.height, 10);
+    const height = parseInt(this.root.dataset.height, 10);
     if (height > 0) {
       this.editorHost.classList.add("course-cell__editor--fixed");
       this.editorHost.style.setProperty("--course-cell-lines", String(height));
@@ -114,7 +186,7 @@ export class Cell {
       this.run();
       return true;
     };
-    this.view = new EditorView({
+    return new EditorView({
       parent: this.editorHost,
       state: EditorState.create({
         doc: this.original,
@@ -138,53 +210,11 @@ export class Cell {
           keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
           EditorView.contentAttributes.of({
             "aria-label": `Python code, cell ${this.index}`,
-            "aria-describedby": hintId,
+            "aria-describedby": this.hintId,
           }),
         ],
       }),
     });
-
-    const hint = el("span", {
-      id: hintId, class: "course-visually-hidden",
-      text: "Shift+Enter runs the cell. Tab indents; press Escape, then Tab, to leave the editor.",
-    });
-    this.runButton = this.button("run", "Run", "Run this cell (Shift+Enter)");
-    this.stopButton = this.button("stop", "Stop", "Stop this cell");
-    this.resetButton = this.button("reset", "Reset", "Put back the lesson's code (undo with Ctrl+Z)");
-    this.stopButton.disabled = true;
-    this.runButton.addEventListener("click", () => this.run());
-    this.stopButton.addEventListener("click", () => this.stop());
-    this.resetButton.addEventListener("click", () => this.reset());
-
-    this.status = el("span", { class: "course-cell__status", role: "status" });
-    this.progressBar = el("progress", { class: "course-cell__progress", "aria-hidden": "true", hidden: true });
-    this.toolbar = el("div", { class: "course-cell__toolbar" },
-      this.runButton, this.stopButton, this.resetButton, this.status, this.progressBar, hint);
-
-    const staticBlock = root.querySelector(".course-cell__static");
-    if (staticBlock) staticBlock.replaceWith(this.editorHost);
-    else root.prepend(this.editorHost);
-    this.editorHost.after(this.toolbar);
-
-    let output = root.querySelector(".course-cell__output");
-    if (!output) {
-      output = el("div", { class: "course-cell__output", "data-precomputed": "false" });
-      this.toolbar.after(output);
-    } else if (output.previousElementSibling !== this.toolbar) {
-      this.toolbar.after(output);
-    }
-    output.setAttribute("role", "log");
-    output.setAttribute("aria-live", "polite");
-    output.setAttribute("aria-label", `Output of cell ${this.index}`);
-    output.tabIndex = 0; // scrollable region: reachable by keyboard
-    this.output = output;
-    if (output.dataset.precomputed === "true" && output.children.length) {
-      output.prepend(el("p", {
-        class: "course-cell__label",
-        text: "Precomputed output (from when the site was built). Run the cell to make your own.",
-      }));
-    }
-    this.updateEmpty();
   }
 
   button(kind, label, title) {
@@ -193,8 +223,9 @@ export class Cell {
     return b;
   }
 
+  /** The code to run: the editor's, or the lesson's while the editor is not made yet. */
   get code() {
-    return this.view.state.doc.toString();
+    return this.view ? this.view.state.doc.toString() : this.original;
   }
 
   setStatus(text, state, { progress = null } = {}) {
@@ -269,13 +300,14 @@ export class Cell {
   }
 
   reset() {
+    if (!this.view) return; // nothing edited yet
     const doc = this.view.state.doc;
     if (doc.toString() === this.original) return;
     // One transaction, its own history event: Ctrl+Z in the editor brings the
     // learner's version back.
     this.view.dispatch({
       changes: { from: 0, to: doc.length, insert: this.original },
-      annotations: isolateHistory.of("full"),
+      annotations: this.cm.isolateHistory.of("full"),
     });
   }
 
@@ -460,6 +492,8 @@ export class Cell {
     this.kernel.removeEventListener("progress", this.onKernelChange);
     this.kernel.removeEventListener("state", this.onKernelChange);
     for (const url of this.objectURLs) URL.revokeObjectURL(url);
-    this.view.destroy();
+    this.destroyed = true;
+    this.observer.disconnect();
+    this.view?.destroy();
   }
 }

@@ -12,8 +12,17 @@
 let page = null; // { kernel, cells, path }
 
 async function enhanceCells(roots) {
-  // The editors (cell.js pulls in CodeMirror) load while Python starts.
-  const [{ Cell }, { kernel }] = await Promise.all([import("./cell.js"), import("./boot.js").then((m) => m.boot())]);
+  const [{ Cell, loadCodeMirror }, { boot, whenIdle }] = await Promise.all([import("./cell.js"), import("./boot.js")]);
+  const { kernel } = boot();
+  // Cells make their editors as they come near the viewport; once Python is
+  // ready, CodeMirror is loaded anyway, so that it is at hand (offline too).
+  const preload = () => {
+    if (kernel.state !== "ready") return;
+    kernel.removeEventListener("state", preload);
+    whenIdle(() => loadCodeMirror());
+  };
+  kernel.addEventListener("state", preload);
+  preload();
   const cells = [];
   for (const root of roots) {
     if (root.classList.contains("course-cell--live")) continue;
