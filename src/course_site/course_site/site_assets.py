@@ -124,9 +124,12 @@ def prepare(config: CourseConfig, root: Path) -> Bundle:
 class Runtime:
     """What the pages and ``runtime.json`` tell the browser, fixed once per build."""
 
-    lock_name: str
     lock_text: str
     config: dict  # runtime.json
+
+    @property
+    def lock_name(self) -> str:
+        return self.config["lock_file_url"]
 
     @property
     def version(self) -> str:
@@ -156,10 +159,9 @@ def runtime(bundle: Bundle, site_url: str | None) -> Runtime:
         # Names the caches and busts browser caches: changes with Pyodide, posenc, the lock and the runner.
         "version": f"{bundle.version}-{bundle.wheel.sha256[:8]}-{lock_hash[:8]}-{_runner_digest()[:8]}",
     }
-    return Runtime(f"pyodide-lock-{lock_hash}.json", lock_text, config)
+    return Runtime(lock_text, config)
 
 
-@lru_cache(maxsize=1)
 def _runner_digest() -> str:
     """sha256 over the runner's files (scripts, styles, Python glue) and the service worker."""
     digest = hashlib.sha256()
@@ -175,7 +177,6 @@ def starter_script(page_url: str, runtime: Runtime) -> str:
     return tag("script", {"data-worker": worker}, Raw(_script_code(STARTER))).html
 
 
-@lru_cache(maxsize=1)
 def _script_code(path: Path) -> str:
     """A script's code without its leading comment (which documents it in the repository)."""
     text = path.read_text()

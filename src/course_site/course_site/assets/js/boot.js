@@ -1,9 +1,9 @@
 /* The page's kernel: adopts the Python worker that starter.js started in <head>.
  *
- * loader.js calls boot() when it turns the cells into editors; by then the
- * worker has been booting Pyodide for a while.  Once Python is ready, the site's
- * service worker is registered (offline use, cache-first Pyodide), so that it
- * does not compete with the boot for the CPU.
+ * loader.js calls boot() when it enhances the cells; by then the worker has
+ * been booting Pyodide for a while.  Once Python is ready, the site's service
+ * worker is registered (offline use), so that it does not compete with the boot
+ * for the CPU.
  */
 import { Kernel } from "./kernel.js";
 
@@ -38,9 +38,9 @@ export function whenIdle(fn) {
   else setTimeout(fn, 300);
 }
 
-/* The plugin's service worker (runtime.json "service_worker") serves the versioned
- * Python files from its caches (offline too); the Python worker fills them as it
- * downloads, since on a first visit the service worker does not control it yet. */
+/* The plugin's service worker (runtime.json "service_worker"): the site's pages,
+ * scripts and styles offline, and cleaning of old caches on upgrade.  The Python
+ * files are kept by the Python worker itself (worker.js). */
 function registerServiceWorkerWhenReady(kernel) {
   if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
   const onState = () => {

@@ -43,7 +43,6 @@ export class Kernel extends EventTarget {
     this.state = "idle"; // idle | loading | ready | failed | disposed
     this.worker = null;
     this.runtime = null; // runtime.json, as the worker read it
-    this.timeLimitS = 0;
     this.queue = []; // jobs waiting to be sent
     this.current = null; // job sent to the worker
     this.progress = { phase: "core", loaded: 0, total: 0 };
@@ -51,6 +50,11 @@ export class Kernel extends EventTarget {
     this.failure = null;
     this.isolated = Boolean(globalThis.crossOriginIsolated && typeof SharedArrayBuffer === "function");
     this.interruptView = null;
+  }
+
+  /** The page's time limit for one run, in seconds (0: none). */
+  get timeLimitS() {
+    return Number(this.runtime?.time_limit_s) || 0;
   }
 
   /**
@@ -202,8 +206,6 @@ export class Kernel extends EventTarget {
     switch (msg.type) {
       case "config":
         this.runtime = msg.runtime;
-        this.timeLimitS = Number(msg.runtime.time_limit_s) || 0;
-        this.emit("config");
         return;
       case "progress":
         this.progress = { phase: msg.phase, loaded: msg.loaded, total: msg.total };

@@ -62,14 +62,22 @@ function cacheNameFor(url) {
   return path.includes("/pyodide/v") ? names.pyodide : names.site;
 }
 
-/* Keep a copy of a versioned download for offline use, unless one is kept already. */
-function keepInCache(response) {
-  const name = response.ok && response.url ? cacheNameFor(response.url) : null;
-  if (!name) return;
-  const copy = response.clone();
-  caches.open(name)
-    .then(async (cache) => ((await cache.match(response.url)) ? copy.body?.cancel() : cache.put(response.url, copy)))
+/* The copy of a versioned file kept for offline use, if any. */
+async function keptCopy(url) {
+  return cacheNameFor(url) ? caches.match(url) : undefined;
+}
+
+/* Keep a copy of versioned `url` with `store(cache)`, unless one is kept already (then `skip()`). */
+function keepOnce(url, store, skip = () => {}) {
+  caches.open(cacheNameFor(url))
+    .then(async (cache) => ((await cache.match(url)) ? skip() : store(cache)))
     .catch(() => {});
+}
+
+function keepInCache(response) {
+  if (!response.ok || !response.url || !cacheNameFor(response.url)) return;
+  const copy = response.clone();
+  keepOnce(response.url, (cache) => cache.put(response.url, copy), () => copy.body?.cancel());
 }
 
 /* The network (or the HTTP cache); when that fails (offline), the kept copy. */
@@ -77,8 +85,7 @@ async function fetchOrKept(input, init) {
   try {
     return await nativeFetch(input, init);
   } catch (err) {
-    const url = absoluteURL(input);
-    const kept = cacheNameFor(url) ? await caches.match(url) : undefined;
+    const kept = await keptCopy(absoluteURL(input));
     if (kept) return kept;
     throw err;
   }
@@ -350,7 +357,7 @@ function settings(runtime) {
   const at = (path) => new URL(path, RUNTIME_JSON).href;
   const sizes = runtime.download_bytes || {};
   const preload = runtime.preload_packages || [];
-  // The page registers the service worker (boot.js) where one can run; it serves these caches.
+  // Offline copies where the page can register the service worker (boot.js), which cleans them on upgrade.
   const offline = Boolean(runtime.service_worker && self.caches && self.isSecureContext);
   const runtimeURL = new URL("../py/course_runtime.py", self.location.href);
   if (runtime.version) runtimeURL.searchParams.set("v", runtime.version);
@@ -439,7 +446,7 @@ async function importScript(url) {
   try {
     importScripts(url);
   } catch (err) {
-    const kept = cacheNameFor(url) ? await caches.match(url) : undefined;
+    const kept = await keptCopy(url);
     if (!kept) throw err;
     const blobURL = URL.createObjectURL(await kept.blob());
     try {
@@ -454,15 +461,9 @@ async function importScript(url) {
   postProgress(false);
 }
 
-/* The scripts bypass fetch (importScripts), so keep their copies here, once. */
+/* The scripts bypass fetch (importScripts), so keep their copies here. */
 function keepScriptsInCache(urls) {
-  for (const url of urls) {
-    const name = cacheNameFor(url);
-    if (!name) continue;
-    caches.open(name)
-      .then(async (cache) => (await cache.match(url)) || cache.add(url))
-      .catch(() => {});
-  }
+  for (const url of urls) if (cacheNameFor(url)) keepOnce(url, (cache) => cache.add(url));
 }
 
 /* ------------------------------------------------------------------ runs */
