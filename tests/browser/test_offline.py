@@ -26,12 +26,22 @@ CACHED = """async () => {
 }"""
 
 
-def wait_until_cached(page, condition, timeout_s: float = LOAD_TIMEOUT_MS / 1000) -> None:
-    """Poll the page's caches (``CACHED``) until ``condition(kept)`` holds."""
+def wait_until(page, script: str, condition, timeout_s: float = LOAD_TIMEOUT_MS / 1000):
+    """Evaluate ``script`` until ``condition(result)`` holds, and return that result.
+
+    Polls with ``page.evaluate`` (run by DevTools, outside the page's CSP), not with
+    ``page.wait_for_function``, whose predicate is an ``eval`` the lesson's CSP forbids.
+    """
     deadline = time.monotonic() + timeout_s
-    while not condition(kept := page.evaluate(CACHED)):
-        assert time.monotonic() < deadline, f"not cached in time; caches hold {kept}"
+    while not condition(result := page.evaluate(script)):
+        assert time.monotonic() < deadline, f"timed out waiting on {script!r}; last result {result!r}"
         time.sleep(0.2)
+    return result
+
+
+def wait_until_cached(page, condition) -> None:
+    """Poll the page's caches (``CACHED``) until ``condition(kept)`` holds."""
+    wait_until(page, CACHED, condition)
 
 
 def wait_ready(page) -> None:
@@ -41,7 +51,7 @@ def wait_ready(page) -> None:
 def test_first_visit_fills_the_caches_then_the_lesson_runs_offline(browser, site_server):
     with guarded_page(browser, site_server + LESSON) as (page, problems):
         wait_ready(page)
-        page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=LOAD_TIMEOUT_MS)
+        wait_until(page, "navigator.serviceWorker.controller !== null", bool)
         # What the first visit downloaded is kept, each file once, by the Python worker itself
         # (the scripts, which it runs with importScripts, right after Python is ready).
         expected = {f"/pyodide/v0.27.7/{name}" for name in ("pyodide.asm.wasm", "python_stdlib.zip", "pyodide.asm.js")}
