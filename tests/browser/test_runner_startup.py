@@ -1,14 +1,15 @@
-"""How a page starts: editors only near the viewport; when Python cannot start, a Run says why."""
+"""How a page starts: far blocks rendered after the boot, editors near the viewport; a Python that cannot start."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
-from runner_fixture import get_code, guarded_page, make_fixture_site, run
+from runner_fixture import LOAD_TIMEOUT_MS, get_code, guarded_page, make_fixture_site, run
 
 pytest.importorskip("playwright")
 from playwright.sync_api import expect
@@ -25,6 +26,10 @@ window.Worker = function (url, options) {
   return new RealWorker(url, options);
 };
 """
+
+
+LESSON = "lessons/32-positional-encoding/"
+BOOTING = re.compile(r"\bcourse-booting\b")
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +51,18 @@ def test_far_cells_keep_their_static_code_until_reached(browser, serve, fixture_
         expect(page.locator("#cell-7 .course-cell__static")).to_have_count(0)
 
 
+def test_far_blocks_are_rendered_once_python_is_ready(browser, site_server):
+    with guarded_page(browser, site_server + LESSON) as (page, _):
+        quiz = page.locator(".course-quiz")
+        content_visibility = "(element) => getComputedStyle(element).contentVisibility"
+        # During the boot (seconds, with a cold cache) blocks far below are skipped until reached.
+        expect(page.locator("html")).to_have_class(BOOTING)
+        assert quiz.evaluate(content_visibility) == "auto"
+        expect(page.locator("#cell-1 .course-cell__status")).to_have_text("Python is ready", timeout=LOAD_TIMEOUT_MS)
+        expect(page.locator("html")).not_to_have_class(BOOTING)
+        assert quiz.evaluate(content_visibility) == "visible"
+
+
 def failure_notice(page, cell: str):
     run(page, cell)
     expect(page.locator(f"{cell} .course-cell__status")).to_have_text("Error")
@@ -57,6 +74,7 @@ def test_no_worker_allowed(browser, serve, fixture_folder):
         notice = failure_notice(page, "#cell-1")
         expect(notice).to_contain_text("Python could not be loaded: the Python worker could not start")
         expect(notice).to_contain_text("Workers are not allowed here")
+        expect(page.locator("html")).not_to_have_class(BOOTING)  # nothing left unrendered
         assert "greeting" in get_code(page, "#cell-1")
 
 

@@ -4,9 +4,12 @@
  * as <script data-worker="…/assets/course/js/worker.js?v=…">.  The worker boots
  * Pyodide on its own (it reads runtime.json itself), so Python starts before the
  * theme, the editors and the math take the main thread.  boot.js adopts the
- * worker and replays the events it sent before anyone listened.
+ * worker and replays the events it sent before anyone listened.  Until Python
+ * is ready, the page renders only the blocks near the viewport (the
+ * "course-booting" rules in course.css), so the two do not fight over the CPU.
  */
 (() => {
+  document.documentElement.classList.add("course-booting");
   const url = new URL(document.currentScript.dataset.worker, location.href).href;
   const events = [];
   let worker = null;

@@ -1,9 +1,9 @@
 /* The page's kernel: adopts the Python worker that starter.js started in <head>.
  *
  * loader.js calls boot() when it enhances the cells; by then the worker has
- * been booting Pyodide for a while.  Once Python is ready, the site's service
- * worker is registered (offline use), so that it does not compete with the boot
- * for the CPU.
+ * been booting Pyodide for a while.  Once Python is ready (or has failed), the
+ * rest of the page is rendered and the site's service worker is registered
+ * (offline use): neither competes with the boot for the CPU.
  */
 import { Kernel } from "./kernel.js";
 
@@ -27,6 +27,7 @@ function start() {
   if (!early) throw new Error("course: this page has cells but not the starter script that the course plugin adds");
   delete window.coursePython;
   const kernel = new Kernel({ workerURL: early.url });
+  renderAllOnceSettled(kernel);
   registerServiceWorkerWhenReady(kernel);
   kernel.start(early);
   return { kernel };
@@ -36,6 +37,17 @@ function start() {
 export function whenIdle(fn) {
   if ("requestIdleCallback" in window) requestIdleCallback(() => fn(), { timeout: 2000 });
   else setTimeout(fn, 300);
+}
+
+/* Lift starter.js's "course-booting": every block of the page is then styled
+ * and laid out, so the table of contents follows the real section offsets. */
+function renderAllOnceSettled(kernel) {
+  const onState = () => {
+    if (kernel.state !== "ready" && kernel.state !== "failed") return;
+    kernel.removeEventListener("state", onState);
+    whenIdle(() => document.documentElement.classList.remove("course-booting"));
+  };
+  kernel.addEventListener("state", onState);
 }
 
 /* The plugin's service worker (runtime.json "service_worker"): the site's pages,
