@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -49,7 +50,8 @@ def wait_ready(page) -> None:
 
 
 def test_first_visit_fills_the_caches_then_the_lesson_runs_offline(browser, site_server):
-    with guarded_page(browser, site_server + LESSON) as (page, problems):
+    requests: list[str] = []
+    with guarded_page(browser, site_server + LESSON, requests=requests) as (page, problems):
         wait_ready(page)
         wait_until(page, "navigator.serviceWorker.controller !== null", bool)
         # What the first visit downloaded is kept, each file once, by the Python worker itself
@@ -60,6 +62,11 @@ def test_first_visit_fills_the_caches_then_the_lesson_runs_offline(browser, site
         assert len(pyodide) == len(set(pyodide))
         assert any(path.endswith(".whl") and "numpy" in path for path in pyodide)
         assert not any("matplotlib" in path for path in pyodide)  # not imported yet, not fetched
+        # What the worker fetches is kept from that download: the wasm, the stdlib and the
+        # wheels are not fetched twice. (The scripts, run by importScripts, are read again
+        # to be kept: from the HTTP cache in a browser, which the test's request guard turns off.)
+        downloads = [urlsplit(url).path for url in requests if "/pyodide/v" in url and not url.endswith(".js")]
+        assert len(downloads) == len(set(downloads)) >= 3, downloads
 
         page.reload()  # a second visit, now with the service worker
         wait_ready(page)

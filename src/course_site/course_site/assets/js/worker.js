@@ -22,7 +22,6 @@ let importPackages = null; // Python dict: module -> [package names], from runti
 let interruptView = null;
 let config = null;
 let queue = Promise.resolve();
-let waitingRuns = 0; // runs received and not finished
 let current = null; // { id, limits, ... } while a run executes
 const cancelled = new Set(); // run ids dropped while their packages loaded
 
@@ -68,28 +67,17 @@ async function keptCopy(url) {
   return cacheNameFor(url) ? caches.match(url) : undefined;
 }
 
-/* Versioned files this worker has used and not yet kept.  They are kept once
- * the worker is idle (keepUsed), not while they stream in: writing ~18 MB to
- * the caches during the boot would compete with it for the CPU and the disk. */
-const toKeep = new Set();
-
-function noteUsed(url) {
-  if (cacheNameFor(url)) toKeep.add(url);
+/* Keep a copy of versioned `url` with `store(cache)`, unless one is kept already (then `skip()`). */
+function keepOnce(url, store, skip = () => {}) {
+  caches.open(cacheNameFor(url))
+    .then(async (cache) => ((await cache.match(url)) ? skip() : store(cache)))
+    .catch(() => {});
 }
 
-/* Keep a copy of each used file, unless one is kept already.  The bytes come
- * again from the HTTP cache (force-cache), where the first download left them. */
-function keepUsed() {
-  for (const url of toKeep) {
-    toKeep.delete(url);
-    caches.open(cacheNameFor(url))
-      .then(async (cache) => {
-        if (await cache.match(url)) return;
-        const response = await nativeFetch(url, { cache: "force-cache" });
-        if (response.ok) await cache.put(url, response);
-      })
-      .catch(() => {});
-  }
+function keepInCache(response) {
+  if (!response.ok || !response.url || !cacheNameFor(response.url)) return;
+  const copy = response.clone();
+  keepOnce(response.url, (cache) => cache.put(response.url, copy), () => copy.body?.cancel());
 }
 
 /* The network (or the HTTP cache); when that fails (offline), the kept copy. */
@@ -108,7 +96,7 @@ async function fetchOrKept(input, init) {
  * response (its URL, its cache entry), which lets V8 reuse compiled code on the
  * next visit. */
 function countBody(response) {
-  if (response.ok && response.url) noteUsed(response.url);
+  keepInCache(response);
   if (!response.ok || !response.body) return response;
   const reader = response.clone().body.getReader();
   (async () => {
@@ -449,6 +437,7 @@ async function init(cfg) {
   pyodide = py;
   progress.loaded = progress.total = Math.max(progress.loaded, progress.total);
   postProgress(true);
+  keepScriptsInCache(scripts);
 }
 
 /* importScripts(url), so that V8 can keep its code cache for the script; offline,
@@ -467,10 +456,14 @@ async function importScript(url) {
     }
     return;
   }
-  noteUsed(url);
   const timing = performance.getEntriesByName(url).pop();
   progress.loaded += timing?.decodedBodySize || 0;
   postProgress(false);
+}
+
+/* The scripts bypass fetch (importScripts), so keep their copies here. */
+function keepScriptsInCache(urls) {
+  for (const url of urls) if (cacheNameFor(url)) keepOnce(url, (cache) => cache.add(url));
 }
 
 /* ------------------------------------------------------------------ runs */
@@ -481,7 +474,7 @@ function fontList() {
   if (!config.fontListURL) return Promise.resolve(null);
   fontListBytes ??= fetchOrKept(config.fontListURL)
     .then((r) => {
-      if (r.ok) noteUsed(r.url);
+      keepInCache(r);
       return r.ok ? r.arrayBuffer() : null;
     })
     .then((buf) => (buf ? new Uint8Array(buf) : null))
@@ -614,16 +607,8 @@ const booting = readRuntime().then((runtime) => {
   self.postMessage({ type: "config", runtime });
   return init(settings(runtime));
 });
-/* Keep the used files once no run waits (a run asked for during the boot goes first). */
-function keepUsedWhenIdle() {
-  if (waitingRuns === 0) keepUsed();
-}
-
 queue = booting.then(
-  () => {
-    self.postMessage({ type: "ready", version: pyodide.version });
-    keepUsedWhenIdle();
-  },
+  () => self.postMessage({ type: "ready", version: pyodide.version }),
   (err) => {
     // The page shows the message and never sends a run to this worker.
     console.error("course worker: Python could not start", err);
@@ -642,12 +627,8 @@ self.onmessage = (event) => {
     cancelled.add(msg.id);
   } else if (msg.type === "run") {
     // Runs are serialized here too, although the kernel only sends one at a time.
-    waitingRuns++;
     queue = queue.then(() => run(msg)).catch((err) => {
       console.error("course worker:", err);
-    }).finally(() => {
-      waitingRuns--;
-      keepUsedWhenIdle();
     });
   }
 };
