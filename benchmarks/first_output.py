@@ -1486,7 +1486,17 @@ def observe(rounds: list[dict[str, Run]], diagnostics: dict, info: SiteInfo) -> 
         runs = [r for n in visits for r in diagnostics.get(f"{label}_visit_{n}", []) if not r.error]
         return fmt_ms(median([diff(r.mark(BOOTED), r.mark("received: worker running")) for r in runs]))
 
+    def numpy_ready(visits: tuple[int, ...]) -> float | None:
+        runs = [r for n in visits for r in diagnostics.get(f"a_visit_{n}", []) if not r.error]
+        return median([r.mark("received: numpy imported") for r in runs])
+
     if diagnostics.get("a_visit_2"):
+        first, later = numpy_ready((1,)), numpy_ready((2, 3))
+        notes.append(
+            f"(f)'s own floor: the bare page's later visits reach 'numpy imported' at {fmt_s(later)} from "
+            f"navigation start against {fmt_s(first)} on its first visit, a ratio of {fmt_ratio(ratio(later, first))} "
+            f"(the goal for (f)/(b) is {GOALS['f/b']})"
+        )
         notes.append(
             "the floor's own repeat visits (fresh persistent profiles, HTTP disk cache, no service worker), "
             f"worker running -> Pyodide + numpy loaded, median: first visit {boot('a', (1,))}, later visits "
