@@ -63,6 +63,27 @@ def test_far_blocks_are_rendered_once_python_is_ready(browser, site_server):
         assert quiz.evaluate(content_visibility) == "visible"
 
 
+# Records, in order, when the page's blocks are all rendered and when cell 1 first shows live output.
+ORDER_RECORDER = """
+window.__order = [];
+const note = (name, seen) => { if (seen && !window.__order.includes(name)) window.__order.push(name); };
+new MutationObserver(() => {
+  const booting = document.documentElement.classList.contains("course-booting");
+  note("booting", booting);
+  note("rendered", !booting && window.__order.includes("booting"));
+  note("output", document.querySelector('#cell-1 .course-cell__output[data-precomputed="false"] .course-out'));
+}).observe(document, { subtree: true, childList: true, attributes: true });
+"""
+
+
+def test_a_run_clicked_during_the_boot_comes_before_the_rest_of_the_page(browser, site_server):
+    with guarded_page(browser, site_server + LESSON, init_script=ORDER_RECORDER) as (page, _):
+        run(page, "#cell-1")  # at load, long before Python is ready
+        expect(page.locator("#cell-1 .course-cell__status")).to_contain_text("Done in", timeout=LOAD_TIMEOUT_MS)
+        expect(page.locator("html")).not_to_have_class(BOOTING)
+        assert page.evaluate("window.__order") == ["booting", "output", "rendered"]
+
+
 def failure_notice(page, cell: str):
     run(page, cell)
     expect(page.locator(f"{cell} .course-cell__status")).to_have_text("Error")

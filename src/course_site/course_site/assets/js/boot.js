@@ -1,9 +1,10 @@
 /* The page's kernel: adopts the Python worker that starter.js started in <head>.
  *
  * loader.js calls boot() when it enhances the cells; by then the worker has
- * been booting Pyodide for a while.  Once Python is ready (or has failed), the
- * rest of the page is rendered and the site's service worker is registered
- * (offline use): neither competes with the boot for the CPU.
+ * been booting Pyodide for a while.  Once Python is ready and has run what was
+ * asked of it (whenPythonIdle), the rest of the page is rendered and the site's
+ * service worker is registered (offline use): neither competes with the boot
+ * or a first Run for the CPU.
  */
 import { Kernel } from "./kernel.js";
 
@@ -28,7 +29,7 @@ function start() {
   delete window.coursePython;
   const kernel = new Kernel({ workerURL: early.url });
   renderAllOnceSettled(kernel);
-  registerServiceWorkerWhenReady(kernel);
+  registerServiceWorkerOnceIdle(kernel);
   kernel.start(early);
   return { kernel };
 }
@@ -39,13 +40,26 @@ export function whenIdle(fn) {
   else setTimeout(fn, 300);
 }
 
+/** Run `fn` once, at an idle moment after Python is ready with no run waiting or running. */
+export function whenPythonIdle(kernel, fn) {
+  const check = () => {
+    if (!kernel.idle) return false;
+    kernel.removeEventListener("idle", check);
+    whenIdle(fn);
+    return true;
+  };
+  if (!check()) kernel.addEventListener("idle", check);
+}
+
 /* Lift starter.js's "course-booting": every block of the page is then styled
  * and laid out, so the table of contents follows the real section offsets. */
 function renderAllOnceSettled(kernel) {
+  const renderAll = () => document.documentElement.classList.remove("course-booting");
+  whenPythonIdle(kernel, renderAll);
   const onState = () => {
-    if (kernel.state !== "ready" && kernel.state !== "failed") return;
+    if (kernel.state !== "failed") return;
     kernel.removeEventListener("state", onState);
-    whenIdle(() => document.documentElement.classList.remove("course-booting"));
+    renderAll();
   };
   kernel.addEventListener("state", onState);
 }
@@ -53,19 +67,14 @@ function renderAllOnceSettled(kernel) {
 /* The plugin's service worker (runtime.json "service_worker"): the site's pages,
  * scripts and styles offline, and cleaning of old caches on upgrade.  The Python
  * files are kept by the Python worker itself (worker.js). */
-function registerServiceWorkerWhenReady(kernel) {
+function registerServiceWorkerOnceIdle(kernel) {
   if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
-  const onState = () => {
-    if (kernel.state !== "ready") return;
-    kernel.removeEventListener("state", onState);
+  whenPythonIdle(kernel, () => {
     const runtime = kernel.runtime;
     if (!runtime?.service_worker) return;
     const url = new URL(runtime.service_worker, RUNTIME_JSON);
     if (runtime.version) url.searchParams.set("v", runtime.version);
     if (runtime.pyodide_version) url.searchParams.set("pyodide", runtime.pyodide_version);
-    whenIdle(() => {
-      navigator.serviceWorker.register(url).catch((err) => console.warn("course: service worker not registered:", err));
-    });
-  };
-  kernel.addEventListener("state", onState);
+    navigator.serviceWorker.register(url).catch((err) => console.warn("course: service worker not registered:", err));
+  });
 }

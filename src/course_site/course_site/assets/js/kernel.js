@@ -26,6 +26,9 @@
  *     {type: "done", id, ok, status: "ok"|"error"|"cancelled", ms, totalMs}
  *     {type: "fatal", id, message}   Pyodide is unusable; the page replaces the worker
  *
+ * Events (EventTarget): "state" when `state` changes, "progress" while Python
+ * boots, "idle" when Python is ready and no run waits or runs (see `idle`).
+ *
  * Stop: with crossOriginIsolated, Int32Array(SharedArrayBuffer)[0] = 2 (SIGINT)
  * raises KeyboardInterrupt in the cell; if the run has not ended 2 s later (or
  * without isolation), the worker is terminated and a fresh one is started.
@@ -50,6 +53,11 @@ export class Kernel extends EventTarget {
     this.failure = null;
     this.isolated = Boolean(globalThis.crossOriginIsolated && typeof SharedArrayBuffer === "function");
     this.interruptView = null;
+  }
+
+  /** Python is ready, and no run waits or runs. */
+  get idle() {
+    return this.state === "ready" && !this.current && !this.queue.length;
   }
 
   /** The page's time limit for one run, in seconds (0: none). */
@@ -219,6 +227,7 @@ export class Kernel extends EventTarget {
         this.state = "ready";
         this.emit("state");
         this.pump();
+        if (this.idle) this.emit("idle");
         return;
       case "init-error":
         this.fail(msg.message);
@@ -241,6 +250,7 @@ export class Kernel extends EventTarget {
       const status = job.stopRequested && msg.status !== "ok" ? "stopped" : msg.status;
       this.finish(job, { ...msg, status, reason: job.stopRequested || undefined, reset: false });
       this.pump();
+      if (this.idle) this.emit("idle");
       return;
     }
     job.onEvent(msg);

@@ -12,17 +12,15 @@
 let page = null; // { kernel, cells, path }
 
 async function enhanceCells(roots) {
-  const [{ Cell, loadCodeMirror }, { boot, whenIdle }] = await Promise.all([import("./cell.js"), import("./boot.js")]);
+  const [{ Cell, loadCodeMirror }, { boot, whenPythonIdle }] = await Promise.all([
+    import("./cell.js"),
+    import("./boot.js"),
+  ]);
   const { kernel } = boot();
   // Cells make their editors as they come near the viewport; once Python is
-  // ready, CodeMirror is loaded anyway, so that it is at hand (offline too).
-  const preload = () => {
-    if (kernel.state !== "ready") return;
-    kernel.removeEventListener("state", preload);
-    whenIdle(() => loadCodeMirror());
-  };
-  kernel.addEventListener("state", preload);
-  preload();
+  // ready (and has run a Run clicked early), CodeMirror is loaded anyway, so
+  // that it is at hand (offline too).
+  whenPythonIdle(kernel, () => loadCodeMirror());
   const cells = [];
   for (const root of roots) {
     if (root.classList.contains("course-cell--live")) continue;
