@@ -12,14 +12,12 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
-from runner_fixture import LOAD_TIMEOUT_MS, guarded_page, run
+from runner_fixture import LESSON, LOAD_TIMEOUT_MS, guarded_page, run
 
 pytest.importorskip("playwright")
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
-
-LESSON = "lessons/32-positional-encoding/"
 
 
 def _outputs(page, cell: str) -> list[tuple[str, str]]:

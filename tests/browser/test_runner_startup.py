@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
-from runner_fixture import LOAD_TIMEOUT_MS, get_code, guarded_page, make_fixture_site, run
+from runner_fixture import LESSON, LOAD_TIMEOUT_MS, get_code, guarded_page, make_fixture_site, run
 
 pytest.importorskip("playwright")
 from playwright.sync_api import expect
@@ -26,9 +26,6 @@ window.Worker = function (url, options) {
   return new RealWorker(url, options);
 };
 """
-
-
-LESSON = "lessons/32-positional-encoding/"
 BOOTING = re.compile(r"\bcourse-booting\b")
 
 
