@@ -16,6 +16,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+PYODIDE_VERSION = json.loads((ROOT / "pyodide_assets/manifest.json").read_text())["pyodide_version"]
+PYODIDE_INDEX = f"pyodide/v{PYODIDE_VERSION}"  # where the site serves Pyodide
+SETTINGS = "assets/course/worker-settings.json"
 
 
 def make_project(tmp_path: Path, lesson: str, **plugin: object) -> Path:
@@ -23,7 +26,8 @@ def make_project(tmp_path: Path, lesson: str, **plugin: object) -> Path:
     options = {
         "pyodide_manifest": str(ROOT / "pyodide_assets/manifest.json"),
         "pyodide_cache": str(ROOT / "pyodide_assets/files"),
-        "posenc_project": str(ROOT),
+        "package_project": str(ROOT),
+        "package_source": "src/posenc",
         "cache_dir": str(tmp_path / "cache"),
         **plugin,
     }
@@ -125,14 +129,14 @@ def test_math_is_mathml_and_no_tex_is_left(good_project: Path):
     assert "arithmatex" not in html
 
 
-def test_site_serves_pyodide_posenc_and_runtime(good_project: Path):
+def test_site_serves_pyodide_posenc_and_worker_settings(good_project: Path):
     site = good_project / "site"
-    runtime = json.loads((site / "assets/course/runtime.json").read_text())
-    lock = json.loads((site / "assets/course" / runtime["lock_file_url"]).read_text())
+    settings = json.loads((site / SETTINGS).read_text())
+    lock = json.loads((site / "assets/course" / settings["lock_file_url"]).read_text())
     posenc = lock["packages"]["posenc"]
-    wheel = (site / "assets/course" / runtime["pyodide_index_url"] / posenc["file_name"]).resolve()
+    wheel = (site / "assets/course" / settings["pyodide_index_url"] / posenc["file_name"]).resolve()
     assert wheel.name == "posenc-0.1.0-py3-none-any.whl" and wheel.exists()
-    shipped = sorted(p.name for p in (site / "pyodide/v0.27.7").iterdir())
+    shipped = sorted(p.name for p in (site / PYODIDE_INDEX).iterdir())
     assert "console.html" not in shipped and "pyodide-lock.json" not in shipped
     assert {"pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip"} <= set(shipped)
     assert all(lock["packages"][name]["file_name"] in shipped for name in lock["packages"] if name != "posenc")
@@ -149,7 +153,7 @@ def test_pages_with_cells_start_python_first_thing_in_head(good_project: Path):
     assert f"'sha256-{digest}'" in head
     worker, version = starter[1].split("?v=")
     assert (good_project / "site/lessons/lesson" / worker).resolve() == good_project / "site/assets/course/js/worker.js"
-    assert version == json.loads((good_project / "site/assets/course/runtime.json").read_text())["version"]
+    assert version == json.loads((good_project / "site" / SETTINGS).read_text())["version"]
     assert "data-worker" not in (good_project / "site/index.html").read_text()
 
 
@@ -182,7 +186,7 @@ def test_endless_cell_fails_the_build_after_the_timeout(tmp_path: Path):
 
 
 def test_cdn_option_serves_pyodide_from_the_cdn_and_posenc_from_the_site(tmp_path: Path):
-    cdn = "https://cdn.jsdelivr.net/pyodide/v0.27.7/full/"
+    cdn = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/"
     project = make_project(tmp_path, "# L\n\n```pyodide\n1 + 1\n```\n", pyodide_base_url=cdn)
     config = json.loads((project / "mkdocs.yml").read_text())
     config["site_url"] = "https://example.org/course/"
@@ -190,10 +194,10 @@ def test_cdn_option_serves_pyodide_from_the_cdn_and_posenc_from_the_site(tmp_pat
     done = build(project)
     assert done.returncode == 0, done.stderr
     site = project / "site"
-    runtime = json.loads((site / "assets/course/runtime.json").read_text())
-    assert runtime["pyodide_index_url"] == cdn
-    assert not (site / "pyodide/v0.27.7/pyodide.asm.wasm").exists()
-    lock = json.loads((site / "assets/course" / runtime["lock_file_url"]).read_text())
+    settings = json.loads((site / SETTINGS).read_text())
+    assert settings["pyodide_index_url"] == cdn
+    assert not (site / PYODIDE_INDEX / "pyodide.asm.wasm").exists()
+    lock = json.loads((site / "assets/course" / settings["lock_file_url"]).read_text())
     assert lock["packages"]["posenc"]["file_name"].startswith("https://example.org/course/assets/course/wheels/")
     policy = lesson_html(project).split('http-equiv="Content-Security-Policy" content="')[1].split('"')[0]
     assert "connect-src 'self' https://cdn.jsdelivr.net" in policy

@@ -1,7 +1,7 @@
 """Run one course cell the way a notebook/REPL does.
 
 Shared by the browser (the Pyodide worker imports it from
-``assets/course/py/course_runtime.py``) and by the site build (the MkDocs
+``assets/course/py/cell_exec.py``) and by the site build (the MkDocs
 plugin imports it in CPython to precompute outputs).  Pure standard library;
 nothing here imports ``js`` or ``pyodide``.
 
@@ -36,12 +36,14 @@ __all__ = [
     "install_input_guard",
     "module_references",
     "run_cell",
+    "set_module_hint",
 ]
 
 Emit = Callable[[str, object], None]
 
 #: Note added to an uncaught ``ModuleNotFoundError``; ``{name}`` is the module.
-MODULE_HINT = "module {name!r} is not available in this course (it ships numpy, matplotlib and posenc)"
+#: The host sets the course's own with :func:`set_module_hint` (the plugin's ``module_hint``).
+MODULE_HINT = "module {name!r} is not available in this course"
 
 #: Message of the ``RuntimeError`` raised by ``input()`` once the guard is installed.
 INPUT_MESSAGE = "input() is not available in the course's cells; set the value in code instead, e.g. name = 'Ada'"
@@ -51,6 +53,12 @@ INPUT_MESSAGE = "input() is not available in the course's cells; set the value i
 _CELL_FILES: set[str] = set()
 
 FIGURE_DPI = 100
+
+
+def set_module_hint(text: str) -> None:
+    """Use ``text`` as the note on an uncaught ``ModuleNotFoundError``; ``{name}`` is the module."""
+    global MODULE_HINT
+    MODULE_HINT = text
 
 
 def module_references(code: str) -> set[str]:
@@ -134,9 +142,10 @@ def run_cell(
 
 def format_exception(exc: BaseException) -> str:
     """Traceback text of ``exc`` limited to frames of code run by :func:`run_cell`."""
-    if isinstance(exc, ModuleNotFoundError) and exc.name and not _has_hint(exc):
-        top = exc.name.partition(".")[0]
-        exc.add_note(MODULE_HINT.format(name=top))
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        hint = MODULE_HINT.format(name=exc.name.partition(".")[0])
+        if hint not in getattr(exc, "__notes__", ()):
+            exc.add_note(hint)
     te = traceback.TracebackException.from_exception(exc, capture_locals=False)
     _trim(te, set())
     text = "".join(te.format())
@@ -244,10 +253,6 @@ def _trim(te: traceback.TracebackException, seen: set[int]) -> None:
             _trim(other, seen)
     for sub in getattr(te, "exceptions", None) or ():
         _trim(sub, seen)
-
-
-def _has_hint(exc: BaseException) -> bool:
-    return any("is not available in this course" in n for n in getattr(exc, "__notes__", ()))
 
 
 def _flush_std() -> None:
