@@ -225,3 +225,20 @@ def test_corrupt_asset_without_network_fails_the_build_naming_the_file(tmp_path:
     assert "Traceback" not in done.stderr
     assert "course: Pyodide assets:" in done.stderr
     assert wheel.name in done.stderr
+
+
+def test_fence_added_by_another_extension_renders_without_build_time_output(tmp_path: Path):
+    lesson = '# L\n\n--8<-- "included.md"\n\n```pyodide\nprint("tagged")\n```\n'
+    project = make_project(tmp_path, lesson)
+    (project / "included.md").write_text('```pyodide height="5"\nprint("included")\n```\n')
+    config = json.loads((project / "mkdocs.yml").read_text())
+    config["markdown_extensions"].append({"pymdownx.snippets": {"base_path": [str(project)], "check_paths": True}})
+    (project / "mkdocs.yml").write_text(json.dumps(config))
+    done = build(project)
+    assert done.returncode == 0, done.stderr
+    included, tagged = lesson_html(project).split('<div class="course-cell" ')[1:]
+    # Numbered after the cells the page's Markdown had; its options are read when it is rendered.
+    assert 'id="cell-2"' in included and 'data-height="5"' in included
+    assert 'data-code="print(&quot;included&quot;)"' in included
+    assert "course-cell__output" not in included  # the page's cells ran before the include existed
+    assert 'id="cell-1"' in tagged and '<pre class="course-out course-out--stdout">tagged\n</pre>' in tagged

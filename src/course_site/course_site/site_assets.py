@@ -221,7 +221,7 @@ def starter_script(page_url: str, settings: WorkerSettings) -> str:
 
 def relative_url(path: str, page_url: str) -> str:
     """A site path as a link from the page at ``page_url`` (``lessons/a/``, ``a.html`` or ``""``)."""
-    folder = page_url if page_url.endswith("/") or "." not in posixpath.basename(page_url) else posixpath.dirname(page_url)
+    folder = posixpath.dirname(page_url) if "." in posixpath.basename(page_url) else page_url
     return posixpath.relpath(path, folder or ".")
 
 
