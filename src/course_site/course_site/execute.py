@@ -39,12 +39,6 @@ class Output:
     text: str = ""
     png: bytes = b""
 
-    def to_json(self) -> dict[str, str]:
-        data = {"kind": self.kind, "text": self.text}
-        if self.png:
-            data["png"] = base64.b64encode(self.png).decode("ascii")
-        return data
-
     @classmethod
     def from_json(cls, data: dict[str, str]) -> Output:
         return cls(data["kind"], data.get("text", ""), base64.b64decode(data.get("png", "")))

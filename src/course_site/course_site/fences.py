@@ -118,7 +118,7 @@ def _iter_blocks(lines: list[str], path: str, offset: int) -> Iterator[tuple[Blo
                 raise LessonError(path, line, f"the ```{lang} fence is never closed")
             indent = len(opening["indent"])
             body = "\n".join(_dedent(text, indent) for text in lines[i + 1 : end])
-            options = parse_options(opening["info"][lang_match.end() :].rstrip("}"), path, line)
+            options = _parse_options(opening["info"][lang_match.end() :].rstrip("}"), path, line)
             yield Block(lang, path, line, line + 1, body, options), opening.start("info") + lang_match.end()
         i = end + 1
 
@@ -137,7 +137,7 @@ def _dedent(line: str, indent: int) -> str:
     return line[min(indent, stripped) :]
 
 
-def parse_options(text: str, path: str, line: int) -> dict[str, str]:
+def _parse_options(text: str, path: str, line: int) -> dict[str, str]:
     """Parse ``key="value"`` pairs of a fence header; a bare key means ``"true"``."""
     options: dict[str, str] = {}
     rest = text.strip()
@@ -153,14 +153,14 @@ def parse_options(text: str, path: str, line: int) -> dict[str, str]:
 
 def to_cell(block: Block) -> Cell:
     """Validate a ``pyodide`` block's options and split off its hidden setup."""
-    options = cell_options(block)
+    options = _cell_options(block)
     sections = _split_sections(block)
     setup_line, setup = sections.get("setup", (block.body_line, ""))
     code_line, code = sections["code"]
     return Cell(block, code, setup, code_line, setup_line, options)
 
 
-def cell_options(block: Block) -> CellOptions:
+def _cell_options(block: Block) -> CellOptions:
     known = {"height", "autorun", "execute"}
     unknown = sorted(set(block.options) - known)
     if unknown:

@@ -84,12 +84,12 @@ class Manifest:
 # -- helpers -------------------------------------------------------------------------------
 
 
-def canonical_name(name: str) -> str:
+def _canonical_name(name: str) -> str:
     """Normalize a package name the way Pyodide keys its lock (PEP 503)."""
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def sha256_file(path: Path) -> str:
+def _sha256_file(path: Path) -> str:
     """Hex sha256 of a file."""
     with path.open("rb") as fh:
         return hashlib.file_digest(fh, "sha256").hexdigest()
@@ -104,7 +104,7 @@ def dependency_closure(lock: Mapping[str, Any], roots: Iterable[str]) -> list[st
     """Sorted canonical names of *roots* and everything they depend on in *lock*."""
     packages = lock["packages"]
     seen: set[str] = set()
-    todo = [canonical_name(r) for r in roots]
+    todo = [_canonical_name(r) for r in roots]
     while todo:
         name = todo.pop()
         if name in seen:
@@ -112,7 +112,7 @@ def dependency_closure(lock: Mapping[str, Any], roots: Iterable[str]) -> list[st
         if name not in packages:
             raise AssetError(f"package {name!r} is not in the Pyodide lock")
         seen.add(name)
-        todo.extend(canonical_name(d) for d in packages[name]["depends"])
+        todo.extend(_canonical_name(d) for d in packages[name]["depends"])
     return sorted(seen)
 
 
@@ -176,7 +176,7 @@ def _check_manifest(manifest: Manifest) -> None:
 
 def _check_wheel_pin(manifest: Manifest, entry: Mapping[str, Any]) -> None:
     """A wheel's manifest pin must be the official lock's entry, byte for byte."""
-    locked = manifest.lock["packages"].get(canonical_name(entry["package"]))
+    locked = manifest.lock["packages"].get(_canonical_name(entry["package"]))
     if locked is None or (locked["file_name"], locked["sha256"]) != (
         entry["name"],
         entry["sha256"],
@@ -206,7 +206,7 @@ def verify_assets(manifest_path: Path, cache_dir: Path) -> list[Asset]:
         if not path.is_file():
             problems.append(f"  - {entry['name']}: missing")
             continue
-        actual = sha256_file(path)
+        actual = _sha256_file(path)
         if actual != entry["sha256"]:
             problems.append(f"  - {entry['name']}: corrupt: sha256 {actual}, expected {entry['sha256']}")
             continue
@@ -265,7 +265,7 @@ def _reuse_cached(entry: Mapping[str, Any], cache_dir: Path, log: Log) -> Asset 
     path = cache_dir / entry["name"]
     if not path.is_file():
         return None
-    actual = sha256_file(path)
+    actual = _sha256_file(path)
     if actual == entry["sha256"]:
         return _asset(entry, path)
     log(
@@ -319,7 +319,7 @@ def _fetch_one(
     tmp = Path(tmp_name)
     try:
         fetcher.fetch_to(key, entry["name"], tmp)
-        actual = sha256_file(tmp)
+        actual = _sha256_file(tmp)
         if actual != entry["sha256"]:
             raise AssetError(_mismatch_message(manifest, entry, actual, key, final))
         tmp.chmod(0o644)  # mkstemp creates 0600; the site must serve these files
@@ -396,7 +396,7 @@ def site_lock(manifest_path: Path, extra_packages: Iterable[Mapping[str, Any]] =
     packages = {key: dict(value) for key, value in manifest.lock["packages"].items() if value["file_name"] in shipped}
     for extra in extra_packages:
         entry = lock_entry(extra)
-        key = canonical_name(entry["name"])
+        key = _canonical_name(entry["name"])
         if key in packages:
             raise ValueError(f"extra package {entry['name']!r} is already in the lock")
         packages[key] = entry
@@ -420,14 +420,14 @@ def lock_entry(extra: Mapping[str, Any]) -> dict[str, Any]:
         raise ValueError(f"extra lock entry {entry['name']!r}: sha256 must be 64 hex digits")
     for field, default in LOCK_DEFAULT_FIELDS.items():
         entry.setdefault(field, list(default) if isinstance(default, list) else default)
-    entry["depends"] = [canonical_name(dep) for dep in entry["depends"]]
+    entry["depends"] = [_canonical_name(dep) for dep in entry["depends"]]
     return dict(sorted(entry.items()))
 
 
 def _check_depends(packages: Mapping[str, Mapping[str, Any]]) -> None:
     """Every dependency of every entry must itself be in the lock."""
     for key, entry in packages.items():
-        absent = [dep for dep in entry["depends"] if canonical_name(dep) not in packages]
+        absent = [dep for dep in entry["depends"] if _canonical_name(dep) not in packages]
         if absent:
             raise ValueError(f"lock entry {key!r} depends on {absent}, which are not shipped")
 
@@ -584,7 +584,7 @@ def _file_entry(
 ) -> dict[str, Any]:
     """Hash one file for the manifest (a wheel must match the lock)."""
     path = locate(name, sources)
-    digest = sha256_file(path)
+    digest = _sha256_file(path)
     entry: dict[str, Any] = {"name": name, "kind": "core" if package is None else "wheel"}
     if package is not None:
         entry["package"] = package
@@ -617,13 +617,13 @@ def write_manifest(
 # -- CLI -----------------------------------------------------------------------------------
 
 
-def size_report(manifest: Manifest) -> list[str]:
+def _size_report(manifest: Manifest) -> list[str]:
     """Download sizes: core alone, core plus each root package's closure, everything."""
-    by_package = {canonical_name(e["package"]): e["size"] for e in manifest.files if e["kind"] == "wheel"}
+    by_package = {_canonical_name(e["package"]): e["size"] for e in manifest.files if e["kind"] == "wheel"}
     core = sum(e["size"] for e in manifest.files if e["kind"] == "core")
     lines = [f"core: {_mb(core)}"]
     for root in ROOT_PACKAGES:
-        if canonical_name(root) in by_package:
+        if _canonical_name(root) in by_package:
             closure = dependency_closure(manifest.lock, [root])
             size = core + sum(by_package[name] for name in closure)
             lines.append(f"core + {root} and its dependencies: {_mb(size)}")
@@ -641,7 +641,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     """``verify``: check the cache offline and print download sizes."""
     assets = verify_assets(args.manifest, args.cache)
     print(f"pyodide assets: {len(assets)} files verified in {args.cache}")
-    for line in size_report(load_manifest(args.manifest)):
+    for line in _size_report(load_manifest(args.manifest)):
         print(f"  {line}")
     return 0
 

@@ -215,11 +215,11 @@ def _runner_digest() -> str:
 
 def starter_script(page_url: str, settings: WorkerSettings) -> str:
     """The inline ``<script>`` that starts the page's Python worker from ``<head>`` (starter.js)."""
-    worker = f"{relative_url(WORKER, page_url)}?v={settings.version}"
+    worker = f"{_relative_url(WORKER, page_url)}?v={settings.version}"
     return tag("script", {"data-worker": worker}, Raw(_script_code(STARTER))).html
 
 
-def relative_url(path: str, page_url: str) -> str:
+def _relative_url(path: str, page_url: str) -> str:
     """A site path as a link from the page at ``page_url`` (``lessons/a/``, ``a.html`` or ``""``)."""
     folder = posixpath.dirname(page_url) if "." in posixpath.basename(page_url) else page_url
     return posixpath.relpath(path, folder or ".")
@@ -289,13 +289,13 @@ def _package_entry(shipped: ShippedPython, site_url: str | None) -> dict:
 
 def packages_for(code: str, packages_by_import: dict[str, str], import_packages: dict[str, list[str]]) -> list[str]:
     """Packages ``code`` needs: those of the modules it uses, and those ``import_packages`` adds."""
-    modules = imported_modules(code)
+    modules = _imported_modules(code)
     found = {packages_by_import[m.split(".")[0]] for m in modules if m.split(".")[0] in packages_by_import}
     found.update(package for m in modules for package in import_packages.get(m, []))
     return sorted(found)
 
 
-def imported_modules(code: str) -> set[str]:
+def _imported_modules(code: str) -> set[str]:
     """The modules ``code`` uses, as the browser's worker sees them (``cell_exec``)."""
     return _cell_exec().module_references(code)
 

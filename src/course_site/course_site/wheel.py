@@ -31,7 +31,7 @@ class Wheel:
         return self.path.name
 
 
-def source_hash(project: Path, package_dir: Path) -> str:
+def _source_hash(project: Path, package_dir: Path) -> str:
     """Hash of ``pyproject.toml`` and every file of the package."""
     digest = hashlib.sha256((project / "pyproject.toml").read_bytes())
     for path in sorted(p for p in package_dir.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
@@ -42,7 +42,7 @@ def source_hash(project: Path, package_dir: Path) -> str:
 
 def build_wheel(project: Path, package_dir: Path, cache_dir: Path) -> Wheel:
     """Return the wheel of ``project``, building it unless its sources are unchanged."""
-    key = source_hash(project, package_dir)[:16]
+    key = _source_hash(project, package_dir)[:16]
     out = cache_dir / "wheels" / key
     found = sorted(out.glob("*.whl")) if out.exists() else []
     if not found:

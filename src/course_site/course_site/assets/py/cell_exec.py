@@ -29,10 +29,6 @@ from collections.abc import Callable
 from typing import Any
 
 __all__ = [
-    "INPUT_MESSAGE",
-    "MODULE_HINT",
-    "emit_figures",
-    "format_exception",
     "install_input_guard",
     "module_references",
     "run_cell",
@@ -43,10 +39,10 @@ Emit = Callable[[str, object], None]
 
 #: Note added to an uncaught ``ModuleNotFoundError``; ``{name}`` is the module.
 #: The host sets the course's own with :func:`set_module_hint` (the plugin's ``module_hint``).
-MODULE_HINT = "module {name!r} is not available in this course"
+_module_hint = "module {name!r} is not available in this course"
 
 #: Message of the ``RuntimeError`` raised by ``input()`` once the guard is installed.
-INPUT_MESSAGE = "input() is not available in the course's cells; set the value in code instead, e.g. name = 'Ada'"
+_INPUT_MESSAGE = "input() is not available in the course's cells; set the value in code instead, e.g. name = 'Ada'"
 
 # Filenames of code run through run_cell; their frames are the learner's and are
 # kept in tracebacks (a function defined in one cell may fail when called in another).
@@ -57,8 +53,8 @@ FIGURE_DPI = 100
 
 def set_module_hint(text: str) -> None:
     """Use ``text`` as the note on an uncaught ``ModuleNotFoundError``; ``{name}`` is the module."""
-    global MODULE_HINT
-    MODULE_HINT = text
+    global _module_hint
+    _module_hint = text
 
 
 def module_references(code: str) -> set[str]:
@@ -134,16 +130,16 @@ def run_cell(
     except BaseException as exc:
         ok = False
         _flush_std()
-        emit("error", format_exception(exc))
-    if not emit_figures(emit):
+        emit("error", _format_exception(exc))
+    if not _emit_figures(emit):
         ok = False
     return ok
 
 
-def format_exception(exc: BaseException) -> str:
+def _format_exception(exc: BaseException) -> str:
     """Traceback text of ``exc`` limited to frames of code run by :func:`run_cell`."""
     if isinstance(exc, ModuleNotFoundError) and exc.name:
-        hint = MODULE_HINT.format(name=exc.name.partition(".")[0])
+        hint = _module_hint.format(name=exc.name.partition(".")[0])
         if hint not in getattr(exc, "__notes__", ()):
             exc.add_note(hint)
     te = traceback.TracebackException.from_exception(exc, capture_locals=False)
@@ -152,7 +148,7 @@ def format_exception(exc: BaseException) -> str:
     return text.rstrip("\n") + "\n"
 
 
-def emit_figures(emit: Emit) -> bool:
+def _emit_figures(emit: Emit) -> bool:
     """Emit and close all open matplotlib figures; False if saving one failed.
 
     Does nothing unless ``matplotlib.pyplot`` has already been imported (never
@@ -173,9 +169,9 @@ def emit_figures(emit: Emit) -> bool:
             except Exception as exc:
                 ok = False
                 _flush_std()
-                emit("error", format_exception(exc))
+                emit("error", _format_exception(exc))
                 continue
-            emit("figure", {"png": buf.getvalue(), "alt": figure_alt(fig, index)})
+            emit("figure", {"png": buf.getvalue(), "alt": _figure_alt(fig, index)})
     finally:
         plt.close("all")
     return ok
@@ -196,7 +192,7 @@ def laid_out(fig: Any) -> bool:
     return any(getattr(params, name) != matplotlib.rcParams[f"figure.subplot.{name}"] for name in names)
 
 
-def figure_alt(fig: Any, index: int) -> str:
+def _figure_alt(fig: Any, index: int) -> str:
     """Alt text for a figure: its suptitle, else the first axes title, else 'Figure N'."""
     sup = getattr(fig, "_suptitle", None)
     if sup is not None and sup.get_text().strip():
@@ -213,7 +209,7 @@ def install_input_guard() -> None:
     """Make ``input()`` raise a RuntimeError that explains what to do instead."""
 
     def _no_input(prompt: object = "", /) -> str:
-        raise RuntimeError(INPUT_MESSAGE)
+        raise RuntimeError(_INPUT_MESSAGE)
 
     _no_input.__name__ = "input"
     _no_input.__qualname__ = "input"
