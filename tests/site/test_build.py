@@ -136,6 +136,7 @@ def test_site_serves_pyodide_posenc_and_worker_settings(good_project: Path):
     posenc = lock["packages"]["posenc"]
     wheel = (site / "assets/course" / settings["pyodide_index_url"] / posenc["file_name"]).resolve()
     assert wheel.name == "posenc-0.1.0-py3-none-any.whl" and wheel.exists()
+    assert (posenc["imports"], posenc["depends"]) == (["posenc"], ["numpy"])  # from the wheel's metadata
     shipped = sorted(p.name for p in (site / PYODIDE_INDEX).iterdir())
     assert "console.html" not in shipped and "pyodide-lock.json" not in shipped
     assert {"pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip"} <= set(shipped)
@@ -177,6 +178,12 @@ def test_bad_option_fails_the_build_with_file_line(tmp_path: Path):
     done = build(make_project(tmp_path, "# L\n\n```pyodide autorun=maybe\nx = 1\n```\n"))
     assert done.returncode != 0
     assert 'lessons/lesson.md:3: autorun="maybe" must be "true" or "false"' in done.stderr
+
+
+def test_error_lines_count_the_front_matter(tmp_path: Path):
+    done = build(make_project(tmp_path, "---\ntitle: L\n---\n\n# L\n\n```pyodide autorun=maybe\nx = 1\n```\n"))
+    assert done.returncode != 0
+    assert 'lessons/lesson.md:7: autorun="maybe" must be "true" or "false"' in done.stderr
 
 
 def test_endless_cell_fails_the_build_after_the_timeout(tmp_path: Path):
