@@ -145,7 +145,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
     # -- SuperFences callbacks ------------------------------------------------------------------
 
     def _validate(self, language: str, inputs: dict, options: dict, attrs: dict, md: Markdown) -> bool:
-        """Accept every header: options were checked, with their line, in ``on_page_markdown``."""
+        """Accept every header: `LessonBlocks` checks the options, with their line where there is one."""
         options.update(inputs)
         return True
 
