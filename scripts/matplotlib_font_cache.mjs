@@ -1,7 +1,7 @@
 // Build matplotlib's font list inside Pyodide once, so learners don't wait for it.
 //
 // Pyodide's matplotlib keeps its font cache in site-packages/matplotlib/fontlist.json;
-// the file in the 0.27.7 wheel has the wrong format version (390, not 330), so every
+// the file in the pinned Pyodide's wheel has the wrong format version (390, not 330), so every
 // first import rebuilds it (seconds, in the browser). This script runs that
 // build in Node with the pinned, verified Pyodide files and writes the result to
 // pyodide_assets/matplotlib-fontlist.json, which the site ships and the worker installs.

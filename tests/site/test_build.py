@@ -16,6 +16,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+PYODIDE_VERSION = json.loads((ROOT / "pyodide_assets/manifest.json").read_text())["pyodide_version"]
+PYODIDE_INDEX = f"pyodide/v{PYODIDE_VERSION}"  # where the site serves Pyodide
+SETTINGS = "assets/course/worker-settings.json"
 
 
 def make_project(tmp_path: Path, lesson: str, **plugin: object) -> Path:
@@ -23,7 +26,8 @@ def make_project(tmp_path: Path, lesson: str, **plugin: object) -> Path:
     options = {
         "pyodide_manifest": str(ROOT / "pyodide_assets/manifest.json"),
         "pyodide_cache": str(ROOT / "pyodide_assets/files"),
-        "posenc_project": str(ROOT),
+        "package_project": str(ROOT),
+        "package_source": "src/posenc",
         "cache_dir": str(tmp_path / "cache"),
         **plugin,
     }
@@ -125,14 +129,15 @@ def test_math_is_mathml_and_no_tex_is_left(good_project: Path):
     assert "arithmatex" not in html
 
 
-def test_site_serves_pyodide_posenc_and_runtime(good_project: Path):
+def test_site_serves_pyodide_posenc_and_worker_settings(good_project: Path):
     site = good_project / "site"
-    runtime = json.loads((site / "assets/course/runtime.json").read_text())
-    lock = json.loads((site / "assets/course" / runtime["lock_file_url"]).read_text())
+    settings = json.loads((site / SETTINGS).read_text())
+    lock = json.loads((site / "assets/course" / settings["lock_file_url"]).read_text())
     posenc = lock["packages"]["posenc"]
-    wheel = (site / "assets/course" / runtime["pyodide_index_url"] / posenc["file_name"]).resolve()
+    wheel = (site / "assets/course" / settings["pyodide_index_url"] / posenc["file_name"]).resolve()
     assert wheel.name == "posenc-0.1.0-py3-none-any.whl" and wheel.exists()
-    shipped = sorted(p.name for p in (site / "pyodide/v0.27.7").iterdir())
+    assert (posenc["imports"], posenc["depends"]) == (["posenc"], ["numpy"])  # from the wheel's metadata
+    shipped = sorted(p.name for p in (site / PYODIDE_INDEX).iterdir())
     assert "console.html" not in shipped and "pyodide-lock.json" not in shipped
     assert {"pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip"} <= set(shipped)
     assert all(lock["packages"][name]["file_name"] in shipped for name in lock["packages"] if name != "posenc")
@@ -149,7 +154,7 @@ def test_pages_with_cells_start_python_first_thing_in_head(good_project: Path):
     assert f"'sha256-{digest}'" in head
     worker, version = starter[1].split("?v=")
     assert (good_project / "site/lessons/lesson" / worker).resolve() == good_project / "site/assets/course/js/worker.js"
-    assert version == json.loads((good_project / "site/assets/course/runtime.json").read_text())["version"]
+    assert version == json.loads((good_project / "site" / SETTINGS).read_text())["version"]
     assert "data-worker" not in (good_project / "site/index.html").read_text()
 
 
@@ -175,6 +180,12 @@ def test_bad_option_fails_the_build_with_file_line(tmp_path: Path):
     assert 'lessons/lesson.md:3: autorun="maybe" must be "true" or "false"' in done.stderr
 
 
+def test_error_lines_count_the_front_matter(tmp_path: Path):
+    done = build(make_project(tmp_path, "---\ntitle: L\n---\n\n# L\n\n```pyodide autorun=maybe\nx = 1\n```\n"))
+    assert done.returncode != 0
+    assert 'lessons/lesson.md:7: autorun="maybe" must be "true" or "false"' in done.stderr
+
+
 def test_endless_cell_fails_the_build_after_the_timeout(tmp_path: Path):
     done = build(make_project(tmp_path, "# L\n\n```pyodide\nwhile True: pass\n```\n", execute_timeout=3))
     assert done.returncode != 0
@@ -182,7 +193,7 @@ def test_endless_cell_fails_the_build_after_the_timeout(tmp_path: Path):
 
 
 def test_cdn_option_serves_pyodide_from_the_cdn_and_posenc_from_the_site(tmp_path: Path):
-    cdn = "https://cdn.jsdelivr.net/pyodide/v0.27.7/full/"
+    cdn = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/"
     project = make_project(tmp_path, "# L\n\n```pyodide\n1 + 1\n```\n", pyodide_base_url=cdn)
     config = json.loads((project / "mkdocs.yml").read_text())
     config["site_url"] = "https://example.org/course/"
@@ -190,10 +201,10 @@ def test_cdn_option_serves_pyodide_from_the_cdn_and_posenc_from_the_site(tmp_pat
     done = build(project)
     assert done.returncode == 0, done.stderr
     site = project / "site"
-    runtime = json.loads((site / "assets/course/runtime.json").read_text())
-    assert runtime["pyodide_index_url"] == cdn
-    assert not (site / "pyodide/v0.27.7/pyodide.asm.wasm").exists()
-    lock = json.loads((site / "assets/course" / runtime["lock_file_url"]).read_text())
+    settings = json.loads((site / SETTINGS).read_text())
+    assert settings["pyodide_index_url"] == cdn
+    assert not (site / PYODIDE_INDEX / "pyodide.asm.wasm").exists()
+    lock = json.loads((site / "assets/course" / settings["lock_file_url"]).read_text())
     assert lock["packages"]["posenc"]["file_name"].startswith("https://example.org/course/assets/course/wheels/")
     policy = lesson_html(project).split('http-equiv="Content-Security-Policy" content="')[1].split('"')[0]
     assert "connect-src 'self' https://cdn.jsdelivr.net" in policy
@@ -221,3 +232,20 @@ def test_corrupt_asset_without_network_fails_the_build_naming_the_file(tmp_path:
     assert "Traceback" not in done.stderr
     assert "course: Pyodide assets:" in done.stderr
     assert wheel.name in done.stderr
+
+
+def test_fence_added_by_another_extension_renders_without_build_time_output(tmp_path: Path):
+    lesson = '# L\n\n--8<-- "included.md"\n\n```pyodide\nprint("tagged")\n```\n'
+    project = make_project(tmp_path, lesson)
+    (project / "included.md").write_text('```pyodide height="5"\nprint("included")\n```\n')
+    config = json.loads((project / "mkdocs.yml").read_text())
+    config["markdown_extensions"].append({"pymdownx.snippets": {"base_path": [str(project)], "check_paths": True}})
+    (project / "mkdocs.yml").write_text(json.dumps(config))
+    done = build(project)
+    assert done.returncode == 0, done.stderr
+    included, tagged = lesson_html(project).split('<div class="course-cell" ')[1:]
+    # Numbered after the cells the page's Markdown had; its options are read when it is rendered.
+    assert 'id="cell-2"' in included and 'data-height="5"' in included
+    assert 'data-code="print(&quot;included&quot;)"' in included
+    assert "course-cell__output" not in included  # the page's cells ran before the include existed
+    assert 'id="cell-1"' in tagged and '<pre class="course-out course-out--stdout">tagged\n</pre>' in tagged

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from course_site.errors import LessonError
-from course_site.fences import CellOptions, scan, to_cell
+from course_site.fences import CellOptions, fence_block, scan, tag_blocks, to_cell
+from course_site.lesson_page import LessonBlocks, PendingCell, PendingQuiz
 from course_site.quiz import parse_quiz, render_quiz
 
 PAGE = """\
@@ -50,6 +51,45 @@ def test_setup_and_code_sections_keep_their_markdown_lines():
 def test_cell_without_markers_is_all_code():
     cell = to_cell(scan(PAGE, "lessons/page.md")[1])
     assert (cell.setup, cell.code, cell.code_line) == ("", "x = 1\nx + 1", 13)
+
+
+def test_tagging_numbers_each_block_in_its_header_and_changes_nothing_else():
+    tagged, blocks = tag_blocks(PAGE, "lessons/page.md")
+    assert [b.line for b in blocks] == [3, 12]
+    assert tagged.splitlines()[2] == '```pyodide course_block="1" height="8" autorun="true"'
+    assert tagged.splitlines()[11] == '    ```pyodide course_block="2"'
+    assert tagged.replace(' course_block="1"', "").replace(' course_block="2"', "") == PAGE
+    assert tag_blocks("```{.pyodide}\nx\n```", "p.md")[0].startswith('```{.pyodide course_block="1"}')
+
+
+def test_lines_count_from_the_first_line_after_front_matter():
+    with pytest.raises(LessonError, match=r"^lessons/f\.md:7: autorun="):
+        LessonBlocks("text\n\n```pyodide autorun=maybe\nx\n```\n", "lessons/f.md", 5, None)
+
+
+def test_blocks_are_taken_by_number_whatever_their_text():
+    page = "```pyodide\nx = 1\n```\n\n```pyodide\nx = 1\n```\n\n" + QUIZ
+    blocks = LessonBlocks(page, "lessons/p.md", 1, None)
+    second = blocks.take("pyodide", "ignored", {"course_block": "2"})
+    assert isinstance(second, PendingCell) and (second.index, second.cell.block.line) == (2, 5)
+    with pytest.raises(LessonError, match=r"^lessons/p\.md:1: this ```pyodide fence was not rendered"):
+        blocks.check_all_taken()
+    assert isinstance(blocks.take("quiz", "", {"course_block": "3"}), PendingQuiz)
+    assert blocks.take("pyodide", "", {"course_block": "1"}).index == 1
+    blocks.check_all_taken()
+
+
+def test_fence_made_by_another_plugin_is_parsed_when_rendered_without_file_lines():
+    blocks = LessonBlocks("```pyodide\nx = 1\n```\n", "lessons/p.md", 1, None)
+    made = blocks.take("pyodide", "# --- setup ---\ny = 2\n# --- code ---\nprint(y)\n", {"autorun": "true"})
+    assert isinstance(made, PendingCell) and made.index == 2 and made.outputs == []
+    cell = made.cell
+    assert (cell.setup, cell.code, cell.code_line, cell.block.line) == ("y = 2", "print(y)", 4, None)
+    assert made.cell.options.autorun
+    with pytest.raises(LessonError, match=r"^lessons/p\.md: unknown option 'heigth'"):
+        to_cell(fence_block("pyodide", "x = 1", {"heigth": "3"}, "lessons/p.md"))
+    with pytest.raises(LessonError, match=r"^lessons/p\.md: unknown section"):
+        to_cell(fence_block("pyodide", "# --- env ---\nx = 1", {}, "lessons/p.md"))
 
 
 @pytest.mark.parametrize(

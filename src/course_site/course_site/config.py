@@ -12,8 +12,23 @@ class CourseConfig(Config):
     lessons_dir = c.Type(str, default="lessons")
     """Folder of lesson Markdown files, relative to mkdocs.yml; published under ``lessons/``."""
 
-    posenc_project = c.Type(str, default=".")
-    """Folder holding the ``pyproject.toml`` of the posenc package served to the browser."""
+    package_project = c.Type(str, default=".")
+    """Folder holding the ``pyproject.toml`` of the course's own Python package, relative to
+    mkdocs.yml. The plugin builds its wheel and serves it, so ``import <package>`` works in cells."""
+
+    package_source = c.Type(str)
+    """That package's import folder, relative to ``package_project`` (required; e.g. ``src/posenc``).
+    Its name is the module cells import; build-time runs import it from there, ``mkdocs serve`` watches it."""
+
+    preload = c.ListOfItems(c.Type(str), default=[])
+    """Lock packages loaded and imported with Python itself, before any Run (e.g. ``[numpy, posenc]``)."""
+
+    import_packages = c.DictOfItems(c.ListOfItems(c.Type(str)), default={})
+    """Module -> lock packages its import needs that a scan of the cell's imports does not reveal
+    (e.g. ``posenc.plot: [matplotlib]``, for a module that imports matplotlib itself)."""
+
+    module_hint = c.Type(str, default="module {name!r} is not available in this course")
+    """Note added to a cell's ``ModuleNotFoundError``; ``{name}`` is the missing module."""
 
     pyodide_manifest = c.Type(str, default="pyodide_assets/manifest.json")
     """Pinned Pyodide manifest: each file, its sources and its sha256."""

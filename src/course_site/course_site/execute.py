@@ -1,7 +1,7 @@
 """Run a page's cells at build time in CPython and keep their outputs.
 
 The page's cells run in order in one namespace, in a child process (so a cell
-cannot hang or pollute the build), through the same ``course_runtime`` module
+cannot hang or pollute the build), through the same ``cell_exec`` module
 that the browser's worker uses. Results are cached by the cells' text, the
 posenc source and the runner, so an unchanged rebuild does not run anything.
 
@@ -27,7 +27,7 @@ from pathlib import Path
 from .errors import LessonError
 from .fences import Cell
 
-RUNTIME_DIR = Path(__file__).parent / "assets" / "py"
+PY_ASSETS = Path(__file__).parent / "assets" / "py"  # the Python the browser also runs (cell_exec.py)
 _FRAME = re.compile(r'File "<(?P<kind>cell|setup) (?P<n>\d+)>", line (?P<line>\d+)')
 
 
@@ -39,12 +39,6 @@ class Output:
     text: str = ""
     png: bytes = b""
 
-    def to_json(self) -> dict[str, str]:
-        data = {"kind": self.kind, "text": self.text}
-        if self.png:
-            data["png"] = base64.b64encode(self.png).decode("ascii")
-        return data
-
     @classmethod
     def from_json(cls, data: dict[str, str]) -> Output:
         return cls(data["kind"], data.get("text", ""), base64.b64decode(data.get("png", "")))
@@ -53,12 +47,14 @@ class Output:
 class PageRunner:
     """Runs the cells of pages at build time, with a content-addressed cache."""
 
-    def __init__(self, cache_dir: Path, source_dirs: list[Path], timeout: int) -> None:
-        """``source_dirs`` are package folders (``src/posenc``) the cells import."""
+    def __init__(self, cache_dir: Path, source_dirs: list[Path], timeout: int, module_hint: str) -> None:
+        """``source_dirs`` are package folders (``src/posenc``) the cells import;
+        ``module_hint`` is the note on a ``ModuleNotFoundError`` (``{name}`` is the module)."""
         self.cache_dir = cache_dir / "outputs"
         self.source_dirs = source_dirs
         self.timeout = timeout
-        self._fingerprint = _fingerprint([RUNTIME_DIR, Path(__file__), *source_dirs])
+        self.module_hint = module_hint
+        self._fingerprint = _fingerprint([PY_ASSETS, Path(__file__), *source_dirs], module_hint)
 
     def run(self, cells: list[Cell]) -> list[list[Output]]:
         """Return each cell's outputs (an empty list for ``execute="false"`` cells).
@@ -96,7 +92,8 @@ class PageRunner:
     def _spawn(self, cells: dict[int, Cell]) -> dict:
         request = {
             "cells": [{"number": n, "code": c.code, "setup": c.setup} for n, c in cells.items()],
-            "sys_path": [str(RUNTIME_DIR), *sorted({str(d.parent) for d in self.source_dirs})],
+            "sys_path": [str(PY_ASSETS), *sorted({str(d.parent) for d in self.source_dirs})],
+            "module_hint": self.module_hint,
         }
         env = {**os.environ, "MPLBACKEND": "agg", "PYTHONHASHSEED": "0"}
         first = next(iter(cells.values()))
@@ -122,9 +119,9 @@ class PageRunner:
         return json.loads(done.stdout)
 
 
-def _fingerprint(paths: list[Path]) -> str:
-    """Hash of the runner, the served sources and the interpreter versions."""
-    digest = hashlib.sha256(f"{platform.python_version()} {_versions()}".encode())
+def _fingerprint(paths: list[Path], module_hint: str) -> str:
+    """Hash of the runner, the served sources, the module hint and the interpreter versions."""
+    digest = hashlib.sha256(f"{platform.python_version()} {_versions()} {module_hint}".encode())
     for root in paths:
         files = [root] if root.is_file() else sorted(root.rglob("*.py"))
         for path in files:
@@ -180,11 +177,12 @@ class _Capture(io.TextIOBase):
         return len(text)
 
 
-def _run_cells(cells: list[dict[str, str]]) -> dict:
+def _run_cells(cells: list[dict[str, str]], module_hint: str) -> dict:
     """Run cells in one namespace; stop at the first that raises."""
-    from course_runtime import install_input_guard, run_cell
+    from cell_exec import install_input_guard, run_cell, set_module_hint
 
     install_input_guard()
+    set_module_hint(module_hint)
     namespace: dict[str, object] = {"__name__": "__main__"}
     replies: list[list[dict[str, str]]] = []
     for cell in cells:
@@ -223,7 +221,7 @@ def _run_cells(cells: list[dict[str, str]]) -> dict:
 def main() -> None:
     request = json.load(sys.stdin)
     sys.path[:0] = request["sys_path"]
-    reply = _run_cells(request["cells"])
+    reply = _run_cells(request["cells"], request["module_hint"])
     json.dump(reply, sys.__stdout__)
 
 

@@ -2,8 +2,12 @@
 
 SuperFences hands a formatter the block's text but not where it came from. To
 report ``lessons/<file>.md:<line>`` for a bad option, a broken quiz or a cell
-that raises, the plugin scans the raw Markdown first (``on_page_markdown``) and
-keeps one `Block` per fence; the formatter later picks them up by content.
+that raises, the plugin parses each fence once, in the page's Markdown, into a
+`Block` (`tag_blocks`), and writes the block's number into the fence's header
+(``course_block="3"``); SuperFences passes that option back to the formatter,
+which takes the block by its number. A fence that another plugin or an include
+adds later has no number: `fence_block` parses it from what SuperFences hands
+over, without lines in the lesson's file.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from .errors import LessonError
 
 CELL = "pyodide"
 QUIZ = "quiz"
+BLOCK_ID = "course_block"
+"""Fence option carrying a block's number on its page (SuperFences option names allow no hyphen)."""
 
 _FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*?)[ \t]*$")
 _LANG = re.compile(r"^\{?\s*\.?(?P<lang>[\w-]+)")
@@ -41,19 +47,20 @@ class Block:
 
     ``line`` is the 1-based Markdown line of the opening fence; ``body_line``
     the line of the first body line, so body line ``k`` sits at
-    ``body_line + k - 1``.
+    ``body_line + k - 1``. A fence that is not in the lesson's file (made by
+    another plugin) has ``line`` None and counts its body lines from 1.
     """
 
     lang: str
     path: str
-    line: int
+    line: int | None
     body_line: int
     body: str
     options: dict[str, str] = field(default_factory=dict)
 
-    @property
-    def where(self) -> str:
-        return f"{self.path}:{self.line}"
+    def file_line(self, k: int) -> int | None:
+        """The lesson file's line of body line ``k`` (0-based), if the fence is in the file."""
+        return None if self.line is None else self.body_line + k
 
 
 @dataclass
@@ -68,16 +75,34 @@ class Cell:
     options: CellOptions
 
 
-def scan(markdown: str, path: str) -> list[Block]:
+def scan(markdown: str, path: str, first_line: int = 1) -> list[Block]:
     """Return the ``pyodide`` and ``quiz`` blocks of ``markdown`` in page order.
 
     Fences of any other language are skipped whole, so an author guide may
     show a ``pyodide`` fence inside a four-backtick ``markdown`` fence.
+    ``first_line`` is the file's line of ``markdown``'s first line (after front matter).
     """
-    return list(_iter_blocks(markdown.splitlines(), path))
+    return [block for block, _ in _iter_blocks(markdown.splitlines(), path, first_line - 1)]
 
 
-def _iter_blocks(lines: list[str], path: str) -> Iterator[Block]:
+def tag_blocks(markdown: str, path: str, first_line: int = 1) -> tuple[str, list[Block]]:
+    """`scan` ``markdown``, and return it with block ``n`` (from 1) tagged ``course_block="n"``."""
+    lines = markdown.splitlines(keepends=True)
+    blocks = []
+    for number, (block, column) in enumerate(_iter_blocks(markdown.splitlines(), path, first_line - 1), start=1):
+        index = block.line - first_line
+        lines[index] = f'{lines[index][:column]} {BLOCK_ID}="{number}"{lines[index][column:]}'
+        blocks.append(block)
+    return "".join(lines), blocks
+
+
+def fence_block(lang: str, body: str, options: dict[str, str], path: str) -> Block:
+    """The `Block` of a fence that SuperFences found but `tag_blocks` did not (no file lines)."""
+    return Block(lang, path, None, 1, body.strip("\n"), dict(options))
+
+
+def _iter_blocks(lines: list[str], path: str, offset: int) -> Iterator[tuple[Block, int]]:
+    """Each block, with the column in its opening line where its options start."""
     i = 0
     while i < len(lines):
         opening = _FENCE_OPEN.match(lines[i])
@@ -88,12 +113,13 @@ def _iter_blocks(lines: list[str], path: str) -> Iterator[Block]:
         lang_match = _LANG.match(opening["info"])
         lang = lang_match["lang"] if lang_match else ""
         if lang in (CELL, QUIZ):
+            line = offset + i + 1
             if end == len(lines):
-                raise LessonError(path, i + 1, f"the ```{lang} fence is never closed")
+                raise LessonError(path, line, f"the ```{lang} fence is never closed")
             indent = len(opening["indent"])
-            body = "\n".join(_dedent(line, indent) for line in lines[i + 1 : end])
-            options = parse_options(opening["info"][lang_match.end() :].rstrip("}"), path, i + 1)
-            yield Block(lang, path, i + 1, i + 2, body, options)
+            body = "\n".join(_dedent(text, indent) for text in lines[i + 1 : end])
+            options = _parse_options(opening["info"][lang_match.end() :].rstrip("}"), path, line)
+            yield Block(lang, path, line, line + 1, body, options), opening.start("info") + lang_match.end()
         i = end + 1
 
 
@@ -111,7 +137,7 @@ def _dedent(line: str, indent: int) -> str:
     return line[min(indent, stripped) :]
 
 
-def parse_options(text: str, path: str, line: int) -> dict[str, str]:
+def _parse_options(text: str, path: str, line: int) -> dict[str, str]:
     """Parse ``key="value"`` pairs of a fence header; a bare key means ``"true"``."""
     options: dict[str, str] = {}
     rest = text.strip()
@@ -127,14 +153,14 @@ def parse_options(text: str, path: str, line: int) -> dict[str, str]:
 
 def to_cell(block: Block) -> Cell:
     """Validate a ``pyodide`` block's options and split off its hidden setup."""
-    options = cell_options(block)
+    options = _cell_options(block)
     sections = _split_sections(block)
     setup_line, setup = sections.get("setup", (block.body_line, ""))
     code_line, code = sections["code"]
     return Cell(block, code, setup, code_line, setup_line, options)
 
 
-def cell_options(block: Block) -> CellOptions:
+def _cell_options(block: Block) -> CellOptions:
     known = {"height", "autorun", "execute"}
     unknown = sorted(set(block.options) - known)
     if unknown:
@@ -183,7 +209,7 @@ def _split_sections(block: Block) -> dict[str, tuple[int, str]]:
         match = _SECTION.match(line.strip())
         if not match:
             continue
-        name, where = match["name"], block.body_line + k
+        name, where = match["name"], block.file_line(k)
         if name not in CELL_SECTIONS:
             valid = ", ".join(CELL_SECTIONS)
             raise LessonError(block.path, where, f"unknown section '# --- {name} ---' (valid: {valid})")
@@ -193,7 +219,7 @@ def _split_sections(block: Block) -> dict[str, tuple[int, str]]:
     if not markers:
         markers = [("code", -1)]
     elif "\n".join(lines[: markers[0][1]]).strip():
-        raise LessonError(block.path, block.body_line, "code before the first '# --- ... ---' marker")
+        raise LessonError(block.path, block.file_line(0), "code before the first '# --- ... ---' marker")
     ends = [k for _, k in markers[1:]] + [len(lines)]
     sections = {name: _section(block, lines[k + 1 : end], k + 1) for (name, k), end in zip(markers, ends, strict=True)}
     if not sections.get("code", (0, ""))[1].strip():

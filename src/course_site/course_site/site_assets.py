@@ -1,14 +1,16 @@
-"""What the site serves for its cells: Pyodide, the posenc wheel, a lock, scripts, runtime.json.
+"""What the site ships for its cells: Pyodide, the course package's wheel, a lock, scripts, settings.
 
 Layout under the site folder::
 
     course-sw.js                 the service worker: offline use, cache-first Pyodide
-    pyodide/v0.27.7/             verified Pyodide core files and wheels, matplotlib's font list
+    pyodide/v<version>/          verified Pyodide core files and wheels, matplotlib's font list
     assets/course/js|css|vendor|py/   the cell runner
-    assets/course/wheels/<hash>/posenc-<version>-py3-none-any.whl
-    assets/course/pyodide-lock-<hash>.json   the official lock, trimmed, plus posenc
-    assets/course/runtime.json   where all of the above is, for the Python worker
+    assets/course/wheels/<hash>/<package>-<version>-py3-none-any.whl   the course package
+    assets/course/pyodide-lock-<hash>.json   the official lock, trimmed, plus the course package
+    assets/course/worker-settings.json   where all of the above is, for the Python worker
     assets/course/figures/<hash>.png   build-time figures of the cells
+
+Builder-neutral: the MkDocs plugin calls it and turns its errors into MkDocs errors.
 """
 
 from __future__ import annotations
@@ -17,17 +19,14 @@ import hashlib
 import importlib.util
 import json
 import logging
+import posixpath
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 from types import ModuleType
 
-from mkdocs.exceptions import PluginError
-from mkdocs.utils import get_relative_url
-
 from . import pyodide_assets
-from .config import CourseConfig
 from .markup import Raw, tag
 from .wheel import Wheel, build_wheel
 
@@ -42,31 +41,48 @@ FONT_CACHE = "matplotlib-fontlist.json"
 """matplotlib's font list, prebuilt in Pyodide by scripts/matplotlib_font_cache.mjs."""
 SERVICE_WORKER = Path(__file__).with_name("service_worker.js")
 SERVICE_WORKER_NAME = "course-sw.js"  # at the site root, so that its scope covers every page
-PRELOAD = ["numpy", "posenc"]
-"""Loaded and imported with Python itself: every lesson uses them; matplotlib waits for an import."""
-IMPORT_PACKAGES = {"posenc.plot": ["matplotlib"]}
-"""Modules whose import needs a package that a plain import scan does not reveal."""
+WORKER_SETTINGS = "worker-settings.json"
 
 MB = 1e6
 log = logging.getLogger("mkdocs.plugins.course")
 
 
-@dataclass
-class Bundle:
-    """Everything prepared in ``on_config`` for the pages and for ``on_post_build``."""
+class SettingsError(ValueError):
+    """The course's settings cannot work together (for example a CDN without ``site_url``)."""
 
-    version: str
+
+@dataclass(frozen=True)
+class CoursePackage:
+    """The course's own Python package, built into a wheel that the browser installs.
+
+    ``project`` holds its ``pyproject.toml``; ``source`` is its import package folder
+    (``src/posenc``), whose name is the module that cells import.
+    """
+
+    project: Path
+    source: Path
+
+    @property
+    def module(self) -> str:
+        return self.source.name
+
+
+@dataclass
+class ShippedPython:
+    """The Python the site ships: verified Pyodide files, the official lock, the course package's wheel."""
+
+    version: str  # Pyodide's, from the manifest
     assets: list[pyodide_assets.Asset]
     manifest: Path
     wheel: Wheel
-    posenc_package: Path
-    base_url: str | None
-    time_limit: int
+    package: CoursePackage
+    base_url: str | None  # a CDN serving Pyodide, or None for the self-hosted copy
+    import_packages: dict[str, list[str]] = field(default_factory=dict)
 
     @cached_property
     def lock(self) -> dict:
         """The official lock: ``info`` and ``packages``."""
-        return json.loads(self.manifest.with_name("pyodide-lock.json").read_text())
+        return json.loads(self.manifest.with_name(pyodide_assets.LOCK_NAME).read_text())
 
     def package_bytes(self, package: str) -> int:
         """Bytes a package and its dependencies add, beyond numpy's, from the lock."""
@@ -82,19 +98,24 @@ class Bundle:
     def core_bytes(self) -> int:
         return sum(asset.size for asset in self.assets if asset.kind == "core")
 
+    @property
+    def index_path(self) -> str:
+        """Where the self-hosted Pyodide files are, from the site's root."""
+        return f"pyodide/v{self.version}/"
+
     @cached_property
     def packages_by_import(self) -> dict[str, str]:
-        """Top-level module name -> the lock package that provides it, posenc included."""
+        """Top-level module name -> the lock package that provides it, the course package included."""
         found = {module: name for name, entry in self.lock["packages"].items() for module in entry.get("imports", [])}
-        return {**found, "posenc": self.wheel.name}
+        return {**found, self.package.module: self.wheel.name}
 
     def packages_for(self, code: str) -> list[str]:
         """Lock packages that ``code``'s imports need (the worker starts their downloads early)."""
-        return packages_for(code, self.packages_by_import)
+        return packages_for(code, self.packages_by_import, self.import_packages)
 
     @cached_property
     def first_run_bytes(self) -> int:
-        """What a first Run downloads: the core, numpy and posenc."""
+        """What a first Run downloads: the core, numpy and the course package."""
         return self.core_bytes + self.package_bytes("numpy") + self.wheel.path.stat().st_size
 
     def download_note(self, code: str) -> str:
@@ -106,26 +127,31 @@ class Bundle:
         return note + "."
 
 
-def prepare(config: CourseConfig, root: Path) -> Bundle:
-    """Fetch and verify Pyodide (unless a CDN serves it) and build the posenc wheel."""
-    manifest = root / config.pyodide_manifest
-    try:
-        assets = pyodide_assets.fetch_assets(manifest, root / config.pyodide_cache, log=_log)
-    except pyodide_assets.AssetError as error:
-        raise PluginError(f"course: Pyodide assets: {error}") from None
-    project = root / config.posenc_project
-    package = project / "src" / "posenc"
-    wheel = build_wheel(project, package, root / config.cache_dir)
+def prepare(
+    manifest: Path,
+    pyodide_cache: Path,
+    package: CoursePackage,
+    cache_dir: Path,
+    *,
+    base_url: str | None,
+    import_packages: dict[str, list[str]],
+) -> ShippedPython:
+    """Fetch and verify Pyodide and build the course package's wheel.
+
+    Raises `pyodide_assets.AssetError` when a Pyodide file is missing or corrupt and cannot be fetched.
+    """
+    assets = pyodide_assets.fetch_assets(manifest, pyodide_cache, log=_log)
+    wheel = build_wheel(package.project, package.source, cache_dir)
     version = json.loads(manifest.read_text())["pyodide_version"]
-    return Bundle(version, assets, manifest, wheel, package, config.pyodide_base_url, config.time_limit)
+    return ShippedPython(version, assets, manifest, wheel, package, base_url, import_packages)
 
 
 @dataclass(frozen=True)
-class Runtime:
-    """What the pages and ``runtime.json`` tell the browser, fixed once per build."""
+class WorkerSettings:
+    """What the pages and ``worker-settings.json`` tell the browser, fixed once per build."""
 
     lock_text: str
-    config: dict  # runtime.json
+    config: dict  # worker-settings.json
 
     @property
     def lock_name(self) -> str:
@@ -136,30 +162,46 @@ class Runtime:
         return self.config["version"]
 
 
-def runtime(bundle: Bundle, site_url: str | None) -> Runtime:
-    """The site's trimmed lock (with posenc) and runtime.json; paths are relative to runtime.json."""
-    lock = pyodide_assets.site_lock(bundle.manifest, [_posenc_entry(bundle, site_url)])
+def worker_settings(
+    shipped: ShippedPython,
+    site_url: str | None,
+    *,
+    preload: list[str],
+    time_limit: int,
+    module_hint: str,
+) -> WorkerSettings:
+    """The site's trimmed lock (with the course package) and worker-settings.json.
+
+    Paths in them are relative to worker-settings.json. Raises `SettingsError` when a CDN
+    serves Pyodide but ``site_url`` is unset (the lock then needs the wheel's absolute URL),
+    or when the course package requires a package that the site does not ship.
+    """
+    try:
+        lock = pyodide_assets.site_lock(shipped.manifest, [_package_entry(shipped, site_url)])
+    except ValueError as error:
+        raise SettingsError(f"course: the site's Pyodide lock: {error}") from None
     lock_text = json.dumps(lock, separators=(",", ":"), sort_keys=True)
     lock_hash = hashlib.sha256(lock_text.encode()).hexdigest()[:16]
     config = {
-        "pyodide_index_url": bundle.base_url or f"../../pyodide/v{bundle.version}/",
+        "pyodide_index_url": shipped.base_url or f"../../{shipped.index_path}",
         "lock_file_url": f"pyodide-lock-{lock_hash}.json",
-        "preload_packages": PRELOAD,
-        "import_packages": IMPORT_PACKAGES,
+        "preload_packages": preload,
+        "import_packages": shipped.import_packages,
+        "module_hint": module_hint,
         "download_bytes": {
-            "core": bundle.core_bytes,
-            "numpy": bundle.package_bytes("numpy"),
-            "matplotlib": bundle.package_bytes("matplotlib"),
-            "posenc": bundle.wheel.path.stat().st_size,
+            "core": shipped.core_bytes,
+            "numpy": shipped.package_bytes("numpy"),
+            "matplotlib": shipped.package_bytes("matplotlib"),
+            shipped.wheel.name: shipped.wheel.path.stat().st_size,
         },
-        "time_limit_s": bundle.time_limit,
-        "pyodide_version": bundle.version,
+        "time_limit_s": time_limit,
+        "pyodide_version": shipped.version,
         "service_worker": f"../../{SERVICE_WORKER_NAME}",
-        "matplotlib_font_cache": f"../../pyodide/v{bundle.version}/{FONT_CACHE}",
-        # Names the caches and busts browser caches: changes with Pyodide, posenc, the lock and the runner.
-        "version": f"{bundle.version}-{bundle.wheel.sha256[:8]}-{lock_hash[:8]}-{_runner_digest()[:8]}",
+        "matplotlib_font_cache": f"../../{shipped.index_path}{FONT_CACHE}",
+        # Names the caches and busts browser caches: changes with Pyodide, the package, the lock and the runner.
+        "version": f"{shipped.version}-{shipped.wheel.sha256[:8]}-{lock_hash[:8]}-{_runner_digest()[:8]}",
     }
-    return Runtime(lock_text, config)
+    return WorkerSettings(lock_text, config)
 
 
 def _runner_digest() -> str:
@@ -171,10 +213,16 @@ def _runner_digest() -> str:
     return digest.hexdigest()
 
 
-def starter_script(page_url: str, runtime: Runtime) -> str:
+def starter_script(page_url: str, settings: WorkerSettings) -> str:
     """The inline ``<script>`` that starts the page's Python worker from ``<head>`` (starter.js)."""
-    worker = f"{get_relative_url(WORKER, page_url)}?v={runtime.version}"
+    worker = f"{_relative_url(WORKER, page_url)}?v={settings.version}"
     return tag("script", {"data-worker": worker}, Raw(_script_code(STARTER))).html
+
+
+def _relative_url(path: str, page_url: str) -> str:
+    """A site path as a link from the page at ``page_url`` (``lessons/a/``, ``a.html`` or ``""``)."""
+    folder = posixpath.dirname(page_url) if "." in posixpath.basename(page_url) else page_url
+    return posixpath.relpath(path, folder or ".")
 
 
 def _script_code(path: Path) -> str:
@@ -185,21 +233,21 @@ def _script_code(path: Path) -> str:
     return text.strip()
 
 
-def publish(bundle: Bundle, runtime: Runtime, site_dir: Path) -> None:
-    """Copy the runner, Pyodide and posenc into ``site_dir`` and write the lock and runtime.json."""
+def publish(shipped: ShippedPython, settings: WorkerSettings, site_dir: Path) -> None:
+    """Copy the runner, Pyodide and the course wheel into ``site_dir``; write the lock and the worker settings."""
     course = site_dir / SITE_FOLDER
     shutil.copytree(ASSETS, course, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy2(SERVICE_WORKER, site_dir / SERVICE_WORKER_NAME)
-    index = site_dir / "pyodide" / f"v{bundle.version}"
-    if bundle.base_url is None:
-        pyodide_assets.copy_assets(bundle.assets, index)
+    index = site_dir / shipped.index_path
+    if shipped.base_url is None:
+        pyodide_assets.copy_assets(shipped.assets, index)
     index.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(bundle.manifest.with_name(FONT_CACHE), index / FONT_CACHE)
-    wheel_dir = course / "wheels" / bundle.wheel.sha256[:16]
+    shutil.copy2(shipped.manifest.with_name(FONT_CACHE), index / FONT_CACHE)
+    wheel_dir = course / "wheels" / shipped.wheel.sha256[:16]
     wheel_dir.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(bundle.wheel.path, wheel_dir / bundle.wheel.file_name)
-    (course / runtime.lock_name).write_text(runtime.lock_text)
-    (course / "runtime.json").write_text(json.dumps(runtime.config, indent=2))
+    shutil.copy2(shipped.wheel.path, wheel_dir / shipped.wheel.file_name)
+    (course / settings.lock_name).write_text(settings.lock_text)
+    (course / WORKER_SETTINGS).write_text(json.dumps(settings.config, indent=2))
 
 
 def figure_path(png: bytes) -> str:
@@ -214,46 +262,48 @@ def publish_figures(figures: dict[str, bytes], site_dir: Path) -> None:
         target.write_bytes(png)
 
 
-def _posenc_entry(bundle: Bundle, site_url: str | None) -> dict:
-    """The lock entry that lets ``loadPackagesFromImports`` install posenc from this site."""
-    relative = f"{SITE_FOLDER}/wheels/{bundle.wheel.sha256[:16]}/{bundle.wheel.file_name}"
-    if bundle.base_url is None:
+def _package_entry(shipped: ShippedPython, site_url: str | None) -> dict:
+    """The lock entry that lets ``loadPackagesFromImports`` install the course package from this site."""
+    relative = f"{SITE_FOLDER}/wheels/{shipped.wheel.sha256[:16]}/{shipped.wheel.file_name}"
+    if shipped.base_url is None:
         file_name = f"../../{relative}"
     elif site_url:
         file_name = site_url.rstrip("/") + "/" + relative
     else:
-        raise PluginError("course: pyodide_base_url needs site_url in mkdocs.yml to serve the posenc wheel")
+        raise SettingsError(
+            f"course: pyodide_base_url needs site_url in mkdocs.yml to serve the {shipped.wheel.name} wheel"
+        )
     return {
-        "name": bundle.wheel.name,
-        "version": bundle.wheel.version,
+        "name": shipped.wheel.name,
+        "version": shipped.wheel.version,
         "file_name": file_name,
         "install_dir": "site",
-        "sha256": bundle.wheel.sha256,
+        "sha256": shipped.wheel.sha256,
         "package_type": "package",
-        "imports": ["posenc"],
-        "depends": ["numpy"],
+        "imports": [shipped.package.module],
+        "depends": shipped.wheel.requires,
         "unvendored_tests": False,
         "shared_library": False,
     }
 
 
-def packages_for(code: str, packages_by_import: dict[str, str]) -> list[str]:
-    """Packages ``code`` needs: those of the modules it uses, and those `IMPORT_PACKAGES` adds."""
-    modules = imported_modules(code)
+def packages_for(code: str, packages_by_import: dict[str, str], import_packages: dict[str, list[str]]) -> list[str]:
+    """Packages ``code`` needs: those of the modules it uses, and those ``import_packages`` adds."""
+    modules = _imported_modules(code)
     found = {packages_by_import[m.split(".")[0]] for m in modules if m.split(".")[0] in packages_by_import}
-    found.update(package for m in modules for package in IMPORT_PACKAGES.get(m, []))
+    found.update(package for m in modules for package in import_packages.get(m, []))
     return sorted(found)
 
 
-def imported_modules(code: str) -> set[str]:
-    """The modules ``code`` uses, as the browser's worker sees them (``course_runtime``)."""
-    return _course_runtime().module_references(code)
+def _imported_modules(code: str) -> set[str]:
+    """The modules ``code`` uses, as the browser's worker sees them (``cell_exec``)."""
+    return _cell_exec().module_references(code)
 
 
 @lru_cache(maxsize=1)
-def _course_runtime() -> ModuleType:
+def _cell_exec() -> ModuleType:
     """The runner's Python side, shipped as a file for the browser; loaded from it here too."""
-    spec = importlib.util.spec_from_file_location("course_runtime", ASSETS / "py" / "course_runtime.py")
+    spec = importlib.util.spec_from_file_location("cell_exec", ASSETS / "py" / "cell_exec.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -1,7 +1,7 @@
 """Run one course cell the way a notebook/REPL does.
 
 Shared by the browser (the Pyodide worker imports it from
-``assets/course/py/course_runtime.py``) and by the site build (the MkDocs
+``assets/course/py/cell_exec.py``) and by the site build (the MkDocs
 plugin imports it in CPython to precompute outputs).  Pure standard library;
 nothing here imports ``js`` or ``pyodide``.
 
@@ -29,28 +29,32 @@ from collections.abc import Callable
 from typing import Any
 
 __all__ = [
-    "INPUT_MESSAGE",
-    "MODULE_HINT",
-    "emit_figures",
-    "format_exception",
     "install_input_guard",
     "module_references",
     "run_cell",
+    "set_module_hint",
 ]
 
 Emit = Callable[[str, object], None]
 
 #: Note added to an uncaught ``ModuleNotFoundError``; ``{name}`` is the module.
-MODULE_HINT = "module {name!r} is not available in this course (it ships numpy, matplotlib and posenc)"
+#: The host sets the course's own with :func:`set_module_hint` (the plugin's ``module_hint``).
+_module_hint = "module {name!r} is not available in this course"
 
 #: Message of the ``RuntimeError`` raised by ``input()`` once the guard is installed.
-INPUT_MESSAGE = "input() is not available in the course's cells; set the value in code instead, e.g. name = 'Ada'"
+_INPUT_MESSAGE = "input() is not available in the course's cells; set the value in code instead, e.g. name = 'Ada'"
 
 # Filenames of code run through run_cell; their frames are the learner's and are
 # kept in tracebacks (a function defined in one cell may fail when called in another).
 _CELL_FILES: set[str] = set()
 
 FIGURE_DPI = 100
+
+
+def set_module_hint(text: str) -> None:
+    """Use ``text`` as the note on an uncaught ``ModuleNotFoundError``; ``{name}`` is the module."""
+    global _module_hint
+    _module_hint = text
 
 
 def module_references(code: str) -> set[str]:
@@ -126,24 +130,25 @@ def run_cell(
     except BaseException as exc:
         ok = False
         _flush_std()
-        emit("error", format_exception(exc))
-    if not emit_figures(emit):
+        emit("error", _format_exception(exc))
+    if not _emit_figures(emit):
         ok = False
     return ok
 
 
-def format_exception(exc: BaseException) -> str:
+def _format_exception(exc: BaseException) -> str:
     """Traceback text of ``exc`` limited to frames of code run by :func:`run_cell`."""
-    if isinstance(exc, ModuleNotFoundError) and exc.name and not _has_hint(exc):
-        top = exc.name.partition(".")[0]
-        exc.add_note(MODULE_HINT.format(name=top))
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        hint = _module_hint.format(name=exc.name.partition(".")[0])
+        if hint not in getattr(exc, "__notes__", ()):
+            exc.add_note(hint)
     te = traceback.TracebackException.from_exception(exc, capture_locals=False)
     _trim(te, set())
     text = "".join(te.format())
     return text.rstrip("\n") + "\n"
 
 
-def emit_figures(emit: Emit) -> bool:
+def _emit_figures(emit: Emit) -> bool:
     """Emit and close all open matplotlib figures; False if saving one failed.
 
     Does nothing unless ``matplotlib.pyplot`` has already been imported (never
@@ -164,9 +169,9 @@ def emit_figures(emit: Emit) -> bool:
             except Exception as exc:
                 ok = False
                 _flush_std()
-                emit("error", format_exception(exc))
+                emit("error", _format_exception(exc))
                 continue
-            emit("figure", {"png": buf.getvalue(), "alt": figure_alt(fig, index)})
+            emit("figure", {"png": buf.getvalue(), "alt": _figure_alt(fig, index)})
     finally:
         plt.close("all")
     return ok
@@ -187,7 +192,7 @@ def laid_out(fig: Any) -> bool:
     return any(getattr(params, name) != matplotlib.rcParams[f"figure.subplot.{name}"] for name in names)
 
 
-def figure_alt(fig: Any, index: int) -> str:
+def _figure_alt(fig: Any, index: int) -> str:
     """Alt text for a figure: its suptitle, else the first axes title, else 'Figure N'."""
     sup = getattr(fig, "_suptitle", None)
     if sup is not None and sup.get_text().strip():
@@ -204,7 +209,7 @@ def install_input_guard() -> None:
     """Make ``input()`` raise a RuntimeError that explains what to do instead."""
 
     def _no_input(prompt: object = "", /) -> str:
-        raise RuntimeError(INPUT_MESSAGE)
+        raise RuntimeError(_INPUT_MESSAGE)
 
     _no_input.__name__ = "input"
     _no_input.__qualname__ = "input"
@@ -244,10 +249,6 @@ def _trim(te: traceback.TracebackException, seen: set[int]) -> None:
             _trim(other, seen)
     for sub in getattr(te, "exceptions", None) or ():
         _trim(sub, seen)
-
-
-def _has_hint(exc: BaseException) -> bool:
-    return any("is not available in this course" in n for n in getattr(exc, "__notes__", ()))
 
 
 def _flush_std() -> None:
