@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import re
 from pathlib import Path
 
@@ -23,6 +24,48 @@ from course_site.fences import CELL, QUIZ, Block, Cell, scan, to_cell
 
 LESSON = Path(__file__).resolve().parents[2] / "lessons" / "32-positional-encoding.md"
 WORDS = ("dog", "bites", "man")
+
+
+# --- independent references: the papers' formulas, written out without posenc ---------
+
+
+def _reference_pe(positions, d_model: int) -> np.ndarray:
+    """PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(...), entry by entry."""
+    return np.array(
+        [
+            [(math.sin if j % 2 == 0 else math.cos)(pos / 10000 ** ((j - j % 2) / d_model)) for j in range(d_model)]
+            for pos in positions
+        ]
+    )
+
+
+def _reference_omega(d_model: int) -> np.ndarray:
+    """omega_i = 10000^(-2i/d), one per sin/cos pair."""
+    return np.array([10000.0 ** (-2 * i / d_model) for i in range(d_model // 2)])
+
+
+def _reference_rope(x: np.ndarray, position: float) -> np.ndarray:
+    """RoFormer's rotation of one vector: pair (x[2i], x[2i+1]) turned by position * theta_i."""
+    out = np.empty_like(x)
+    for i, theta in enumerate(_reference_omega(len(x))):
+        c, s = math.cos(position * theta), math.sin(position * theta)
+        out[2 * i] = c * x[2 * i] - s * x[2 * i + 1]
+        out[2 * i + 1] = s * x[2 * i] + c * x[2 * i + 1]
+    return out
+
+
+def _reference_attention(q, k, v, mask=None):
+    """softmax(q k^T / sqrt(d_k)) v, masked entries excluded from the softmax."""
+    scores = q @ k.T / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (weights / weights.sum(axis=-1, keepdims=True)) @ v
+
+
+def _flat(text: str) -> str:
+    """The lesson's prose with line breaks folded into spaces."""
+    return " ".join(text.split())
 
 
 # --- reading and running the lesson, with the site's own parser -------------------------
@@ -82,8 +125,8 @@ def lesson_run(cells: list[Cell]) -> tuple[dict, list[str], list[int]]:
 # --- the lesson's shape -------------------------------------------------------------------
 
 
-def test_lesson_has_three_cells_and_one_quiz(cells, quizzes):
-    assert len(cells) == 3
+def test_lesson_has_five_cells_and_one_quiz(cells, quizzes):
+    assert len(cells) == 5
     assert len(quizzes) == 1
 
 
@@ -106,14 +149,36 @@ def test_quiz_question_and_options(quizzes):
         assert match["next"].startswith("    ") and match["next"].strip()
 
 
+def test_quiz_explains_the_scaling_by_softmax_saturation(quizzes):
+    """Option 4: 1/sqrt(d_k) keeps the softmax out of tiny-gradient regions (Vaswani et al. §3.2.1)."""
+    explanations = re.findall(r"^- \[[ x]\] .+\n {4}(.+)$", quizzes[0], flags=re.M)
+    scaling = explanations[3]
+    assert "gradients" in scaling and "§3.2.1" in scaling
+    assert "numerical" not in scaling
+
+
 def test_lesson_has_warning_and_no_handwritten_download_note(lesson_text):
     assert '!!! warning "Without positional encoding"' in lesson_text
+    assert "bidirectional self-attention cannot tell" in _flat(lesson_text)
     assert not re.search(r"\d\s*MB on first Run", lesson_text)
 
 
+def test_references_are_links_not_chapters(lesson_text):
+    """RoPE's lesson is linked; no 'Chapter 9' or 'previous chapters' that lead nowhere."""
+    assert "[33 · Rotary position embedding and long context](33-rope-long-context.md)" in _flat(lesson_text)
+    assert not re.search(r"chapter", lesson_text, flags=re.I)
+    assert "first 4 numbers" not in lesson_text
+
+
+def test_comparison_table_header_has_no_empty_cell(lesson_text):
+    header = next(line for line in lesson_text.splitlines() if line.startswith("|") and "Sinusoidal" in line)
+    cells = [cell.strip() for cell in header.strip("|").split("|")]
+    assert cells[0] == "Property" and all(cells)
+
+
 def test_cells_run_in_order_and_make_figures(lesson_run):
-    """Every cell runs (the build would fail otherwise) and cells 2 and 3 draw a figure."""
-    assert lesson_run[2] == [0, 1, 1]
+    """Every cell runs (the build would fail otherwise); cells 3, 4 and 5 draw one figure each."""
+    assert lesson_run[2] == [0, 0, 1, 1, 1]
 
 
 # --- cell (a): attention is order-blind, positions cure it -------------------------------
@@ -121,7 +186,7 @@ def test_cells_run_in_order_and_make_figures(lesson_run):
 
 def test_cell_a_prints_zero_then_nonzero_differences(lesson_run):
     out = lesson_run[1][0]
-    without, with_ = out.split("with positions:")
+    without, with_ = out.split("\nwith positions:")
     diffs_without = [float(x) for x in re.findall(r"difference\| = ([\d.]+)", without)]
     diffs_with = [float(x) for x in re.findall(r"difference\| = ([\d.]+)", with_)]
     assert diffs_without == [0.0, 0.0, 0.0]
@@ -205,16 +270,59 @@ def test_attention_is_the_formula():
 
 
 def test_score_expansion_into_content_and_position_terms():
-    """(x_s+p_s)ᵀ W_Q W_Kᵀ (x_t+p_t) splits into the four terms of the lesson."""
+    """softmax of the lesson's four terms / sqrt(d_k) is what posenc computes for x + PE."""
     rng = np.random.default_rng(0)
-    d = 16
-    x = rng.normal(size=(5, d))
-    p = posenc.sinusoidal(5, d)
-    w_q, w_k = rng.normal(size=(2, d, d))
+    n, d = 5, 16
+    x = rng.normal(size=(n, d))
+    w_q, w_k = rng.normal(size=(2, d, d)) / np.sqrt(d)
+    p = _reference_pe(range(n), d)
     m = w_q @ w_k.T
-    full = (x + p) @ m @ (x + p).T
     terms = x @ m @ x.T + x @ m @ p.T + p @ m @ x.T + p @ m @ p.T
-    np.testing.assert_allclose(full, terms, atol=1e-9)
+    expected = np.exp(terms / np.sqrt(d))
+    expected /= expected.sum(axis=1, keepdims=True)
+    x_in = x + posenc.sinusoidal(n, d)
+    np.testing.assert_allclose(posenc.attention_weights(x_in @ w_q, x_in @ w_k), expected, atol=1e-12)
+
+
+# --- the causal case ----------------------------------------------------------------------
+
+CAUSAL_DIFFERENCES = {"dog": 1.829, "bites": 0.488, "man": 1.781}
+
+
+def test_causal_cell_prints_the_lessons_numbers(lesson_run, lesson_text):
+    """Cell 2 prints, and the text quotes, dog 1.829, bites 0.488, man 1.781."""
+    printed = dict(re.findall(r"(\w+): max \|difference\| = ([\d.]+)", lesson_run[1][1]))
+    assert {w: float(v) for w, v in printed.items()} == CAUSAL_DIFFERENCES
+    assert "(dog 1.829, bites 0.488, man 1.781)" in _flat(lesson_text)
+
+
+def test_causal_numbers_match_an_independent_attention(lesson_run):
+    """The same words and weights, through a hand-written masked attention."""
+    namespace = lesson_run[0]
+    vocab, w_q, w_k, w_v = (namespace[name] for name in ("vocab", "w_q", "w_k", "w_v"))
+    mask = np.tril(np.ones((3, 3), dtype=bool))
+    outputs = []
+    for sentence in ("dog bites man", "man bites dog"):
+        x = np.stack([vocab[w] for w in sentence.split()])
+        outputs.append(dict(zip(sentence.split(), _reference_attention(x @ w_q, x @ w_k, x @ w_v, mask), strict=True)))
+    for word, expected in CAUSAL_DIFFERENCES.items():
+        assert np.abs(outputs[0][word] - outputs[1][word]).max() == pytest.approx(expected, abs=5e-4)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_causal_mask_alone_separates_the_sentences(seed):
+    rng = np.random.default_rng(seed)
+    vocab = {word: rng.normal(size=8) for word in WORDS}
+    w_q, w_k, w_v = (rng.normal(size=(8, 8)) / np.sqrt(8) for _ in range(3))
+    outs = []
+    for sentence in ("dog bites man", "man bites dog"):
+        x = np.stack([vocab[w] for w in sentence.split()])
+        outs.append(
+            dict(
+                zip(sentence.split(), posenc.self_attention(x, w_q, w_k, w_v, mask=posenc.causal_mask(3)), strict=True)
+            )
+        )
+    assert all(np.abs(outs[0][w] - outs[1][w]).max() > 1e-6 for w in WORDS)
 
 
 # --- the sinusoidal definition ------------------------------------------------------------
@@ -237,34 +345,34 @@ def test_sin_on_even_and_cos_on_odd_dimensions():
     np.testing.assert_allclose(pe[:, 1::2], np.cos(angle), atol=1e-12)
 
 
-def test_encoding_is_fixed_not_learned():
-    """A fixed function of position: same input, same matrix; no randomness."""
-    np.testing.assert_array_equal(posenc.sinusoidal(32, 64), posenc.sinusoidal(32, 64))
-    np.testing.assert_array_equal(posenc.sinusoidal(32, 64)[:8], posenc.sinusoidal(8, 64))
+def test_encoding_is_the_fixed_formula_at_every_length():
+    """Fixed, not learned: whatever the length asked for, each row is the paper's formula."""
+    for n in (1, 8, 32):
+        np.testing.assert_allclose(posenc.sinusoidal(n, 64), _reference_pe(range(n), 64), atol=1e-12)
 
 
-def test_values_lie_in_minus_one_to_one():
-    pe = posenc.sinusoidal(5000, 128)
-    assert pe.min() >= -1.0 and pe.max() <= 1.0
+@pytest.mark.parametrize("d_model", [2, 16, 128, 512])
+def test_every_row_has_norm_sqrt_half_d_model(d_model):
+    """Entries in [-1, 1], yet each row has norm sqrt(d_model / 2): one per sin/cos pair."""
+    pe = posenc.sinusoidal(np.array([0.0, 1.0, 37.5, 1e5]), d_model)
+    assert np.abs(pe).max() <= 1.0
+    np.testing.assert_allclose(np.linalg.norm(pe, axis=1), math.sqrt(d_model / 2), rtol=1e-12)
 
 
-def test_adding_to_embeddings_keeps_the_shape():
-    rng = np.random.default_rng(0)
-    tokens = rng.normal(size=(10, 32))
-    x_in = tokens + posenc.sinusoidal(10, 32)
-    assert x_in.shape == tokens.shape == (10, 32)
+def test_heatmap_cell_and_text_give_the_row_norm(lesson_run, lesson_text):
+    assert f"row norms: [{math.sqrt(64):.0f}.] = sqrt(d_model / 2) = {math.sqrt(64)}" in lesson_run[1][2]
+    assert "which is 8 at $d_{\\text{model}} = 128$" in _flat(lesson_text)
 
 
 def test_frequencies_fall_geometrically_from_one_to_nearly_one_over_10000():
     d_model = 128
-    omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
-    np.testing.assert_allclose(posenc.frequencies(d_model), omega, rtol=1e-14)
+    omega = posenc.frequencies(d_model)
+    np.testing.assert_allclose(omega, _reference_omega(d_model), rtol=1e-14)
     assert omega[0] == 1.0
-    ratios = omega[1:] / omega[:-1]
-    np.testing.assert_allclose(ratios, ratios[0])  # geometric
+    np.testing.assert_allclose(omega[1:] / omega[:-1], 10000 ** (-2 / d_model), rtol=1e-12)  # geometric
     assert 1 / 10000 < omega[-1] < 2 / 10000
     pe = posenc.sinusoidal(np.array([1.0]), d_model)
-    np.testing.assert_allclose(pe[0, 0::2], np.sin(omega), atol=1e-12)
+    np.testing.assert_allclose(pe[0, 0::2], np.sin(_reference_omega(d_model)), atol=1e-12)
 
 
 # --- wavelengths: fast low dimensions, slow high dimensions ------------------------------
@@ -272,13 +380,22 @@ def test_frequencies_fall_geometrically_from_one_to_nearly_one_over_10000():
 
 def test_wavelengths_grow_from_two_pi_towards_10000_two_pi():
     for d_model in (64, 128, 512):
-        wavelengths = 2 * np.pi * 10000 ** (np.arange(0, d_model, 2) / d_model)
+        wavelengths = 2 * np.pi / posenc.frequencies(d_model)
+        np.testing.assert_allclose(wavelengths, [2 * math.pi * 10000 ** (2 * i / d_model) for i in range(d_model // 2)])
         assert np.all(np.diff(wavelengths) > 0)
-        assert wavelengths[0] == pytest.approx(2 * np.pi)
-        assert wavelengths[-1] < 10000 * 2 * np.pi
-    assert 2 * np.pi * 10000 == pytest.approx(62_832, abs=1)
-    # "the last pair of a 128-dimensional encoding has λ ≈ 54,410"
-    assert 2 * np.pi * 10000 ** (126 / 128) == pytest.approx(54_410, abs=1)
+        assert wavelengths[0] == pytest.approx(2 * math.pi)
+        assert wavelengths[-1] < 10000 * 2 * math.pi
+
+
+def test_text_and_cell_quote_the_wavelengths(lesson_run, lesson_text):
+    """6.28, 62 832 and 54 410 in the text; the heatmap cell prints the same."""
+    text = _flat(lesson_text)
+    assert f"10000 \\cdot 2\\pi \\approx {2 * math.pi * 10000:,.0f}".replace(",", "\\,") in text
+    last = 2 * math.pi * 10000 ** (126 / 128)
+    assert f"\\lambda \\approx {last:,.0f}".replace(",", "\\,") in text
+    out = lesson_run[1][2]
+    assert f"wavelengths of pairs 0-2: [{2 * math.pi:.2f} {2 * math.pi * 10000 ** (2 / 128):.2f}" in out
+    assert f"wavelength of the last pair: {round(last)}.0" in out
 
 
 def test_column_period_matches_wavelength():
@@ -301,11 +418,10 @@ def test_low_dimensions_oscillate_faster_than_high_ones():
 
 
 def test_heatmap_cell_numbers(lesson_run):
-    """Cell (b) prints the shape, 'all rows distinct: True' and λ₀ = 6.28."""
-    out = lesson_run[1][1]
+    """Cell 3 prints the shape and 'all rows distinct: True'."""
+    out = lesson_run[1][2]
     assert "(64, 128)" in out
     assert "all 64 rows distinct: True" in out
-    assert "6.28" in out
 
 
 # --- fingerprints -------------------------------------------------------------------------
@@ -332,10 +448,23 @@ def test_fingerprint_distance_depends_only_on_offset_and_neighbours_are_closest(
     assert distances[0].min() > 1.9  # so distinct positions are never close to identical
 
 
+def test_distance_is_not_monotone_in_the_offset(lesson_run, lesson_text):
+    """'A trend, not a rule': at d_model = 128, offset 12 lies closer than offset 11."""
+    pe = posenc.sinusoidal(np.array([0.0, 11.0, 12.0]), 128)
+    d11, d12 = np.linalg.norm(pe[1] - pe[0]), np.linalg.norm(pe[2] - pe[0])
+    reference = _reference_pe([0, 11, 12], 128)
+    assert d11 == pytest.approx(np.linalg.norm(reference[1] - reference[0]), abs=1e-12)
+    assert d12 == pytest.approx(np.linalg.norm(reference[2] - reference[0]), abs=1e-12)
+    assert d12 < d11
+    assert f"distance {d12:.3f} against {d11:.3f}" in _flat(lesson_text)
+    assert f"k = ±11: dot {64 - d11**2 / 2:.3f}" in lesson_run[1][3]
+    assert f"distance {d12:.3f}" in lesson_run[1][3]
+
+
 def test_shift_is_a_rotation_of_each_pair():
     """(sin, cos) at pos + k is a fixed rotation (depending on k only) of (sin, cos) at pos."""
     d_model, k = 32, 7.0
-    omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
+    omega = _reference_omega(d_model)
     for pos in (0.0, 3.0, 250.0):
         now, later = posenc.sinusoidal(np.array([pos, pos + k]), d_model)
         s, c = now[0::2], now[1::2]
@@ -343,12 +472,47 @@ def test_shift_is_a_rotation_of_each_pair():
         np.testing.assert_allclose(later[1::2], -np.sin(omega * k) * s + np.cos(omega * k) * c, atol=1e-9)
 
 
-def test_fingerprint_dot_product_depends_only_on_offset():
+def _reference_shift_matrix(k: float, d_model: int) -> np.ndarray:
+    """Block diagonal: [[cos wk, sin wk], [-sin wk, cos wk]] for each pair."""
+    r = np.zeros((d_model, d_model))
+    for i, w in enumerate(_reference_omega(d_model)):
+        r[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [
+            [math.cos(w * k), math.sin(w * k)],
+            [-math.sin(w * k), math.cos(w * k)],
+        ]
+    return r
+
+
+@pytest.mark.parametrize("k", [1, 5, -3, 100])
+def test_lesson_rotation_matrix_shifts_every_position(lesson_run, k):
+    """The cell's R_k is the block rotation, is orthogonal, and maps PE[p] to PE[p + k]."""
+    r_k = lesson_run[0]["shift_matrix"](k)
+    np.testing.assert_allclose(r_k, _reference_shift_matrix(k, 128), atol=1e-12)
+    np.testing.assert_allclose(r_k @ r_k.T, np.eye(128), atol=1e-12)
+    for p in (0, 7, 500, 12_345):
+        now, later = posenc.sinusoidal(np.array([p, p + k], dtype=float), 128)
+        np.testing.assert_allclose(r_k @ now, later, atol=1e-9)
+
+
+def test_rotation_cell_prints_true_three_times(lesson_run):
+    out = lesson_run[1][3]
+    assert re.findall(r"PE\[p \+ 5\] == R_5 @ PE\[p\]: (\w+)", out) == ["True"] * 3
+
+
+@pytest.mark.parametrize("k", [0, 1, 5, 11, 100])
+def test_fingerprint_dot_product_depends_only_on_distance(k):
+    """PE_p . PE_(p+k) = sum_i cos(omega_i k), for every p, and the same for -k."""
     d_model = 64
-    omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
-    for k in (0, 1, 5, 100):
-        dots = [float(np.dot(*posenc.sinusoidal(np.array([p, p + k], dtype=float), d_model))) for p in (0, 11, 999)]
-        np.testing.assert_allclose(dots, np.sum(np.cos(omega * k)), atol=1e-9)
+    expected = np.sum(np.cos(_reference_omega(d_model) * k))
+    for p in (0.0, 11.0, 999.0):
+        pe = posenc.sinusoidal(np.array([p - k, p, p + k], dtype=float), d_model)
+        assert pe[1] @ pe[2] == pytest.approx(expected, abs=1e-9)
+        assert pe[1] @ pe[0] == pytest.approx(expected, abs=1e-9)  # even in k
+
+
+def test_rotation_cell_shows_the_dot_product_is_even(lesson_run):
+    pairs = re.findall(r"dot (-?[\d.]+) and (-?[\d.]+)", lesson_run[1][3])
+    assert len(pairs) == 3 and all(left == right for left, right in pairs)
 
 
 # --- extrapolation: sinusoidal vs learned -------------------------------------------------
@@ -378,7 +542,7 @@ def test_learned_table_is_a_lookup_with_max_len_rows():
 
 
 def test_comparison_cell_shows_extrapolation(lesson_run):
-    out = lesson_run[1][2]
+    out = lesson_run[1][4]
     assert "finite: True" in out
     assert "ValueError:" in out and "extrapolate" in out
     assert "(512, 64)" in out
@@ -403,11 +567,22 @@ def test_rope_scores_depend_only_on_offset(pairing):
     assert score(3, 1) != pytest.approx(score(3, 2), abs=1e-6)
 
 
-def test_rope_cell_prints_equal_scores(lesson_run):
+def _reference_rope_score(q: np.ndarray, k: np.ndarray, q_pos: float, k_pos: float) -> float:
+    return float(_reference_rope(q, q_pos) @ _reference_rope(k, k_pos))
+
+
+def test_rope_cell_score_depends_on_the_signed_offset(lesson_run, lesson_text):
+    """(3, 1) and (103, 101) score 4.765; (1, 3) scores 1.754, in the cell, the text and by hand."""
     namespace, printed, _ = lesson_run
-    assert namespace["rope_score"](3, 1) == pytest.approx(namespace["rope_score"](103, 101), abs=1e-9)
-    scores = re.findall(r"RoPE score, q at +\d+, k at +\d+: (-?[\d.]+)", printed[2])
-    assert len(scores) == 2 and scores[0] == scores[1]
+    q, k = namespace["q"][0], namespace["k"][0]
+    for q_pos, k_pos, shown in [(3, 1, "4.765"), (103, 101, "4.765"), (1, 3, "1.754")]:
+        expected = _reference_rope_score(q, k, q_pos, k_pos)
+        assert namespace["rope_score"](q_pos, k_pos) == pytest.approx(expected, abs=1e-9)
+        assert f"{expected:.3f}" == shown
+        assert f"q at {q_pos:>3}, k at {k_pos:>3}: {shown}" in printed[4]
+    text = _flat(lesson_text)
+    assert "score 4.765, exactly as at 103 and 101" in text
+    assert "the score is 1.754" in text
 
 
 def test_rope_adds_nothing_and_keeps_norms():
@@ -446,5 +621,7 @@ def test_heatmap_and_compare_return_figures():
         titles = " ".join(ax.get_title() for ax in comparison.axes).lower()
         for name in ("sinusoidal", "learned", "rope"):
             assert name in titles
+        similar = posenc.plot.similarity(posenc.sinusoidal(64, 128))
+        assert isinstance(similar, Figure)
     finally:
         plt.close("all")
