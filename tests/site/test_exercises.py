@@ -222,3 +222,12 @@ def test_html_reads_without_javascript_and_carries_what_the_script_needs():
     assert '<details class="course-exercise__solution"><summary>Solution</summary>' in html
     assert 'role="group" aria-label="Solution"><div class="highlight">' in html
     assert '<div class="course-exercise__actions" hidden>' in html
+
+
+def test_the_author_guides_example_is_proved(runner):
+    guide = (ROOT / "docs" / "authors.md").read_text()
+    examples = [part.split("\n````", 1)[0] for part in guide.split("````markdown\n")[1:]]
+    [example] = [text for text in examples if "exercise=" in text]
+    [exercise] = parse_exercises(scan(example, "docs/authors.md"))
+    assert len(exercise.hints) == 2
+    runner.prove([exercise])
