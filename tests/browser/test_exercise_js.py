@@ -150,7 +150,8 @@ def test_starter_fails_solution_passes_and_solved_survives_a_reload(open_page, p
     status = page.get_by_role("status")
     run(page, exercise)
     expect(status).to_have_attribute("data-check", "fail")
-    expect(status).to_have_text("Set `period` to the period of pair 0.")
+    expect(status).to_have_text("Set period to the period of pair 0.")
+    expect(status.locator("code")).to_have_text("period")
     expect(page.locator(".course-exercise__solved")).to_be_hidden()
 
     solution = page.get_by_label("Solution")

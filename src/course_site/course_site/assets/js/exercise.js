@@ -83,6 +83,19 @@ export function showProgress(element, ids, storage = localStore()) {
   element.textContent = `${countSolved(ids, storage)} of ${ids.length} ${noun} solved`;
 }
 
+/** `message` as text nodes, with its `backquoted` parts in <code> (as the check's messages write names). */
+function showMessage(element, message) {
+  const parts = message.split(/`([^`]+)`/);
+  element.replaceChildren(
+    ...parts.map((part, k) => {
+      if (k % 2 === 0) return document.createTextNode(part);
+      const code = document.createElement("code");
+      code.textContent = part;
+      return code;
+    }),
+  );
+}
+
 /** The verdict to show after a run: [check state, sentence]. */
 function verdict(outcome) {
   if (outcome.status === "stopped") return ["fail", STOPPED];
@@ -113,7 +126,7 @@ export function enhanceExercise(root, cell, storage = localStore()) {
   cell.onRunDone((outcome) => {
     const [state, message] = verdict(outcome);
     status.dataset.check = state;
-    status.textContent = message;
+    showMessage(status, message);
     if (state === "pass") {
       keepSolved(storage, id);
       markSolved();
