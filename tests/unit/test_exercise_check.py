@@ -57,10 +57,26 @@ def learner(**names):
         ("x = = 1", "the check does not compile: line 1: invalid syntax"),
     ],
 )
-def test_first_failure_in_plain_words(check, source, message):
-    result = check.run_check(source, learner(period=6, first=lambda x: 1 / x))
+def test_first_failure_in_plain_words(check, runtime, source, message):
+    namespace = learner(period=6)
+    assert runtime.run_cell("def first(x):\n    return 1 / x", namespace, filename="<exercise>", emit=print)
+    result = check.run_check(source, namespace)
     assert result == check.CheckResult(False, message)
     assert "Traceback" not in result.message
+
+
+def test_an_error_inside_a_library_is_the_checks_not_the_learners(check):
+    result = check.run_check("import numpy as np\nassert np.allclose(pe, np.ones((3, 2)))", learner(pe=np.ones((2, 3))))
+    assert result.message.startswith("`assert np.allclose(pe, np.ones((3, 2)))` raised ValueError: operands could not")
+
+
+def test_an_error_in_the_learners_function_is_theirs_even_through_a_library(check, runtime):
+    namespace = learner()
+    code = "import numpy as np\ndef scale(x):\n    return x / 'two'\n"
+    assert runtime.run_cell(code, namespace, filename="<exercise>", emit=lambda *_: None)
+    result = check.run_check("assert np.apply_along_axis(scale, 0, np.ones(2)).sum() == 1", namespace)
+    assert result.message.startswith("your code raised TypeError: ")
+    assert result.message.endswith("when the check ran `assert np.apply_along_axis(scale, 0, np.ones(2)).sum() == 1`")
 
 
 def test_first_failing_statement_wins(check):

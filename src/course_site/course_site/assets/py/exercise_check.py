@@ -11,7 +11,9 @@ sentence about it, never a traceback from inside the check:
 - ``assert cond, "message"`` gives ``message``;
 - a bare ``assert cond`` gives ``check failed: `assert cond```;
 - a name the learner did not define gives ``"`name` is not defined — …"``;
-- anything else names the statement and the exception.
+- an exception raised in the learner's code (a function the check calls)
+  gives ``"your code raised … when the check ran `statement`"``;
+- anything else names the check's statement and the exception.
 
 The check also sees the helpers `expect_defined`, `expect_equal` and
 `expect_close`. Its own names do not leak into the learner's namespace.
@@ -214,18 +216,18 @@ def _undefined(name: str) -> str:
 
 
 def _failure_message(exc: Exception, check: str) -> str:
-    """One sentence for the check's failure, from the innermost frame that is the check's own."""
+    """One sentence for the check's failure, about the check's statement that was running."""
     frames = traceback.extract_tb(exc.__traceback__)
-    check_frames = [frame for frame in frames if frame.filename == CHECK_FILE]
-    statement = _statement(check, check_frames[-1].lineno) if check_frames else ""
-    raised_by_check = frames[-1].filename in (CHECK_FILE, __file__)
-    if raised_by_check and isinstance(exc, AssertionError):
+    last = max((k for k, frame in enumerate(frames) if frame.filename == CHECK_FILE), default=-1)
+    statement = _statement(check, frames[last].lineno) if last >= 0 else ""
+    # Code run from text (a cell, the learner's code) has a "<...>" file name; libraries have paths.
+    if any(frame.filename.startswith("<") for frame in frames[last + 1 :]):
+        return f"your code raised {_exception_line(exc)} when the check ran `{statement}`"
+    if isinstance(exc, AssertionError):
         return str(exc) if str(exc) else f"check failed: `{statement}`"
-    if raised_by_check and isinstance(exc, NameError) and exc.name:
+    if isinstance(exc, NameError) and exc.name and last == len(frames) - 1:
         return _undefined(exc.name)
-    if raised_by_check:
-        return f"`{statement}` raised {_exception_line(exc)}"
-    return f"your code raised {_exception_line(exc)} when the check ran `{statement}`"
+    return f"`{statement}` raised {_exception_line(exc)}"
 
 
 def _statement(source: str, line: int | None) -> str:
