@@ -92,6 +92,7 @@ def parse_exercises(blocks: list[Block]) -> list[Exercise]:
 
 def parse_exercise(block: Block) -> Exercise:
     """Split an exercise fence into its sections; raise `LessonError` at the offending line."""
+    _check_options(block)
     title = _title(block)
     height = cell_options(replace(block, options={k: v for k, v in block.options.items() if k != EXERCISE})).height
     sections = split_sections(block, EXERCISE_SECTIONS, repeatable=("hint",))
@@ -101,10 +102,10 @@ def parse_exercise(block: Block) -> Exercise:
             raise LessonError(
                 block.path, block.line, f"the exercise \"{title}\" has no {what} (a '# --- {name} ---' section)"
             )
-    hints = [section for section in sections if section.name == "hint"]
-    for section in [*named.values(), *hints]:
+    for section in sections:
         if section.name != "setup" and not section.text.strip():
             raise LessonError(block.path, section.marker_line, f"the exercise's '# --- {section.name} ---' is empty")
+    hints = [section for section in sections if section.name == "hint"]
     setup = named.get("setup", Section("setup", block.body_line, block.body_line, ""))
     return Exercise(
         title=title,
@@ -123,7 +124,7 @@ def parse_exercise(block: Block) -> Exercise:
     )
 
 
-def _title(block: Block) -> str:
+def _check_options(block: Block) -> None:
     unknown = sorted(set(block.options) - set(OPTIONS))
     if unknown:
         raise LessonError(
@@ -131,6 +132,9 @@ def _title(block: Block) -> str:
             block.line,
             f"unknown option {unknown[0]!r} on an exercise (valid options: {', '.join(sorted(OPTIONS))})",
         )
+
+
+def _title(block: Block) -> str:
     title = block.options[EXERCISE].strip()
     # A bare `exercise` option reads as "true" (see fences.parse_options).
     if not title or block.options[EXERCISE] == "true":
