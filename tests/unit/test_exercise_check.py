@@ -197,3 +197,13 @@ def test_run_exercise_reports_a_broken_setup(check, runtime):
 
 def test_docstring_examples(check):
     assert doctest.testmod(check, optionflags=doctest.ELLIPSIS).failed == 0
+
+
+def test_exceptions_are_named_by_their_first_public_class(check, runtime):
+    namespace = learner()
+    code = "class _Internal(ValueError):\n    pass\ndef fit():\n    raise _Internal('no fit')"
+    assert runtime.run_cell(code, namespace, filename="<exercise>", emit=lambda *_: None)
+    assert (
+        check.run_check("fit()", namespace).message == "your code raised ValueError: no fit when the check ran `fit()`"
+    )
+    assert check.run_check("{}['k']", namespace).message == "`{}['k']` raised KeyError: 'k'"

@@ -246,4 +246,6 @@ def _span(node: ast.stmt) -> int:
 
 
 def _exception_line(exc: BaseException) -> str:
-    return "".join(traceback.format_exception_only(exc)).strip()
+    """``TypeError: message``, named by its first public class, without the module."""
+    name = next(cls.__name__ for cls in type(exc).__mro__ if not cls.__name__.startswith("_"))
+    return f"{name}: {exc}" if str(exc) else name
