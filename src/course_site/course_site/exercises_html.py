@@ -18,10 +18,13 @@ this markup; it relies on these classes and attributes:
 ``details.course-exercise__solution``
     the solution's code in ``[aria-label="Solution"]``, and
     ``button[data-action="use-solution"]`` (``hidden`` without JavaScript).
+``p.course-progress`` (``hidden`` without JavaScript)
+    the course's progress; ``data-exercise-ids`` is the JSON list of every exercise's id.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 from .exercises import Exercise
@@ -126,3 +129,9 @@ def _solution(exercise: Exercise, highlight: ToHTML) -> Raw:
             "Put the solution in the editor",
         ),
     )
+
+
+def render_progress(exercise_ids: list[str]) -> str:
+    """The home page's "3 of 7 exercises solved", filled in by ``exercise.js`` (``showProgress``)."""
+    attrs = {"class": "course-progress", "data-exercise-ids": json.dumps(exercise_ids), "hidden": True}
+    return tag("p", attrs).html

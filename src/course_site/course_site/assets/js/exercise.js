@@ -74,13 +74,15 @@ export function countSolved(ids, storage = localStore()) {
 }
 
 /**
- * Write "3 of 7 exercises solved" into `element`.
- * @param {HTMLElement} element
- * @param {string[]} ids every exercise of the course
+ * Show the course's progress, "3 of 7 exercises solved", in the p.course-progress element.
+ * @param {HTMLElement} element carries data-exercise-ids, the JSON list of every exercise's id
+ * @param {Storage | null} [storage]
  */
-export function showProgress(element, ids, storage = localStore()) {
+export function showProgress(element, storage = localStore()) {
+  const ids = JSON.parse(element.dataset.exerciseIds);
   const noun = ids.length === 1 ? "exercise" : "exercises";
   element.textContent = `${countSolved(ids, storage)} of ${ids.length} ${noun} solved`;
+  element.hidden = false;
 }
 
 /** `message` as text nodes, with its `backquoted` parts in <code> (as the check's messages write names). */
