@@ -5,6 +5,9 @@ cannot hang or pollute the build), through the same ``cell_exec`` module
 that the browser's worker uses. Results are cached by the cells' text, the
 posenc source and the runner, so an unchanged rebuild does not run anything.
 
+The same child process proves a page's exercises (`PageRunner.prove`): each
+solution must pass its check and each starter must fail it.
+
 The child side is ``python -m course_site.execute``: it reads a JSON request on
 stdin and writes a JSON reply on stdout.
 """
@@ -12,6 +15,7 @@ stdin and writes a JSON reply on stdout.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import io
 import json
@@ -25,10 +29,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import LessonError
-from .fences import Cell
+from .exercises import Exercise
+from .fences import Block, Cell
 
 PY_ASSETS = Path(__file__).parent / "assets" / "py"  # the Python the browser also runs (cell_exec.py)
 _FRAME = re.compile(r'File "<(?P<kind>cell|setup) (?P<n>\d+)>", line (?P<line>\d+)')
+_EXERCISE_FRAME = re.compile(r'File "<exercise (?P<n>\d+) (?P<section>setup|solution|starter)>", line (?P<line>\d+)')
 
 
 @dataclass(frozen=True)
@@ -65,7 +71,7 @@ class PageRunner:
         runnable = {n: cell for n, cell in enumerate(cells, start=1) if cell.options.execute}
         if not runnable:
             return [[] for _ in cells]
-        key = self._key(list(runnable.values()))
+        key = self._key([(c.setup, c.code) for c in runnable.values()])
         reply = self._cached(key)
         if reply is None:
             reply = self._spawn(runnable)
@@ -75,8 +81,25 @@ class PageRunner:
         outputs = iter([[Output.from_json(o) for o in outs] for outs in reply["outputs"]])
         return [next(outputs) if cell.options.execute else [] for cell in cells]
 
-    def _key(self, cells: list[Cell]) -> str:
-        text = json.dumps([self._fingerprint, [(c.setup, c.code) for c in cells]])
+    def prove(self, exercises: list[Exercise]) -> None:
+        """Prove a page's exercises: each solution passes its check, each starter fails it.
+
+        Each runs in a fresh namespace after its setup. Raises `LessonError` at
+        the solution's (or the starter's) first line with the check's message,
+        or where the setup or the solution raised, with the traceback.
+        """
+        if not exercises:
+            return
+        fields = ("setup", "starter", "check", "solution")
+        sections = [{name: getattr(exercise, name) for name in fields} for exercise in exercises]
+        key = self._key(["exercises", sections])
+        if self._cached(key) is None:
+            reply = self._call({"exercises": sections}, exercises[0].block, "exercises")
+            _raise_unproven(exercises, reply["verdicts"])
+            self._store(key, reply)
+
+    def _key(self, content: list) -> str:
+        text = json.dumps([self._fingerprint, content])
         return hashlib.sha256(text.encode()).hexdigest()
 
     def _cached(self, key: str) -> dict | None:
@@ -90,17 +113,18 @@ class PageRunner:
         tmp.replace(self.cache_dir / f"{key}.json")
 
     def _spawn(self, cells: dict[int, Cell]) -> dict:
-        request = {
-            "cells": [{"number": n, "code": c.code, "setup": c.setup} for n, c in cells.items()],
-            "sys_path": [str(PY_ASSETS), *sorted({str(d.parent) for d in self.source_dirs})],
-            "module_hint": self.module_hint,
-        }
+        request = {"cells": [{"number": n, "code": c.code, "setup": c.setup} for n, c in cells.items()]}
+        return self._call(request, next(iter(cells.values())).block, "cells")
+
+    def _call(self, request: dict, first: Block, what: str) -> dict:
+        """The child's reply to ``request``; errors point at ``first``, the page's first of ``what``."""
+        sys_path = [str(PY_ASSETS), *sorted({str(d.parent) for d in self.source_dirs})]
+        request = {**request, "module_hint": self.module_hint}
         env = {**os.environ, "MPLBACKEND": "agg", "PYTHONHASHSEED": "0"}
-        first = next(iter(cells.values()))
         try:
             done = subprocess.run(
                 [sys.executable, "-m", "course_site.execute"],
-                input=json.dumps(request),
+                input=json.dumps({**request, "sys_path": sys_path}),
                 capture_output=True,
                 text=True,
                 timeout=self.timeout,
@@ -109,13 +133,13 @@ class PageRunner:
             )
         except subprocess.TimeoutExpired:
             raise LessonError(
-                first.block.path,
-                first.block.line,
-                f"the page's cells did not finish within {self.timeout} s at build time "
+                first.path,
+                first.line,
+                f"the page's {what} did not finish within {self.timeout} s at build time "
                 "(raise execute_timeout in mkdocs.yml or fix the loop)",
             ) from None
         if done.returncode != 0:
-            raise LessonError(first.block.path, first.block.line, "the cell runner crashed", done.stderr)
+            raise LessonError(first.path, first.line, "the cell runner crashed", done.stderr)
         return json.loads(done.stdout)
 
 
@@ -158,6 +182,39 @@ def _markdown_line(cells: dict[int, Cell], frame: re.Match[str]) -> int:
     cell = cells[int(frame["n"])]
     first = cell.code_line if frame["kind"] == "cell" else cell.setup_line
     return first + int(frame["line"]) - 1
+
+
+def _raise_unproven(exercises: list[Exercise], verdicts: list[dict[str, dict]]) -> None:
+    """Raise `LessonError` for the first exercise whose solution fails or whose starter passes."""
+    for number, (exercise, verdict) in enumerate(zip(exercises, verdicts, strict=True), start=1):
+        solution, starter = verdict["solution"], verdict["starter"]
+        name = f'exercise "{exercise.title}"'
+        if solution["raised"]:
+            raise _exercise_error(exercise, number, solution, f"the {solution['raised']} of {name} raised")
+        if not solution["passed"]:
+            raise LessonError(
+                exercise.path, exercise.solution_line, f"the solution of {name} fails its check: {solution['message']}"
+            )
+        if starter["passed"]:
+            raise LessonError(
+                exercise.path,
+                exercise.starter_line,
+                f"the starter code of {name} already passes its check; it must fail it, "
+                "so that the learner has something to do",
+            )
+
+
+def _exercise_error(exercise: Exercise, number: int, verdict: dict, message: str) -> LessonError:
+    """A `LessonError` at the Markdown line that raised, with the traceback's frames on Markdown lines."""
+    first_lines = {"setup": exercise.setup_line, "solution": exercise.solution_line, "starter": exercise.starter_line}
+
+    def markdown_line(frame: re.Match[str]) -> int:
+        return first_lines[frame["section"]] + int(frame["line"]) - 1
+
+    frames = [m for m in _EXERCISE_FRAME.finditer(verdict["error"]) if int(m["n"]) == number]
+    line = markdown_line(frames[-1]) if frames else first_lines[verdict["raised"]]
+    traceback = _EXERCISE_FRAME.sub(lambda m: f'File "{exercise.path}", line {markdown_line(m)}', verdict["error"])
+    return LessonError(exercise.path, line, message, traceback)
 
 
 # --- the child process -------------------------------------------------------------------
@@ -218,10 +275,46 @@ def _run_cells(cells: list[dict[str, str]], module_hint: str) -> dict:
     return {"outputs": replies}
 
 
+def _prove_exercises(exercises: list[dict[str, str]], module_hint: str) -> dict:
+    """The check's verdict on each exercise's solution and starter, each after the setup."""
+    from cell_exec import install_input_guard, run_cell, set_module_hint
+    from exercise_check import CODE_RAISED, SETUP_RAISED, run_exercise
+
+    install_input_guard()
+    set_module_hint(module_hint)
+    verdicts = []
+    for n, exercise in enumerate(exercises, start=1):
+        verdict = {}
+        for variant in ("solution", "starter"):
+            errors: list[str] = []
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                result = run_exercise(
+                    exercise["setup"],
+                    exercise[variant],
+                    exercise["check"],
+                    run_cell=run_cell,
+                    emit=lambda kind, payload, errors=errors: errors.append(str(payload)) if kind == "error" else None,
+                    setup_file=f"<exercise {n} setup>",
+                    code_file=f"<exercise {n} {variant}>",
+                )
+            raised = {SETUP_RAISED: "setup", CODE_RAISED: variant}.get(result.message, "")
+            verdict[variant] = {
+                "passed": result.passed,
+                "message": result.message,
+                "raised": raised,
+                "error": "\n".join(errors),
+            }
+        verdicts.append(verdict)
+    return {"verdicts": verdicts}
+
+
 def main() -> None:
     request = json.load(sys.stdin)
     sys.path[:0] = request["sys_path"]
-    reply = _run_cells(request["cells"], request["module_hint"])
+    if "exercises" in request:
+        reply = _prove_exercises(request["exercises"], request["module_hint"])
+    else:
+        reply = _run_cells(request["cells"], request["module_hint"])
     json.dump(reply, sys.__stdout__)
 
 

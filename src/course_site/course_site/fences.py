@@ -29,6 +29,7 @@ _OPTION = re.compile(r"""(?P<key>[A-Za-z][\w-]*)(?:=(?:"(?P<dq>[^"]*)"|'(?P<sq>[
 _SECTION = re.compile(r"^#\s*---\s*(?P<name>[\w-]+)\s*---\s*$")
 
 CELL_SECTIONS = ("setup", "code")
+EXERCISE_SECTIONS = ("setup", "code", "check", "solution", "hint")  # in a fence with exercise="Title"
 HEIGHT_RANGE = (3, 40)
 
 
@@ -61,6 +62,20 @@ class Block:
     def file_line(self, k: int) -> int | None:
         """The lesson file's line of body line ``k`` (0-based), if the fence is in the file."""
         return None if self.line is None else self.body_line + k
+
+
+@dataclass(frozen=True)
+class Section:
+    """One ``# --- name ---`` section of a fence body, blank lines around it trimmed.
+
+    ``marker_line`` is the Markdown line of its marker (of the first body line
+    for a body without markers); ``line`` that of its first non-blank line.
+    """
+
+    name: str
+    marker_line: int
+    line: int
+    text: str
 
 
 @dataclass
@@ -203,6 +218,20 @@ def _split_sections(block: Block) -> dict[str, tuple[int, str]]:
     Returns ``{section: (Markdown line of its first line, text)}``. Without
     markers the whole body is code.
     """
+    sections = {section.name: (section.line, section.text) for section in split_sections(block, CELL_SECTIONS)}
+    if not sections.get("code", (0, ""))[1].strip():
+        raise LessonError(block.path, block.line, "the ```pyodide cell has no visible code")
+    return sections
+
+
+def split_sections(block: Block, valid: tuple[str, ...], *, repeatable: tuple[str, ...] = ()) -> list[Section]:
+    """Split a fence body on ``# --- name ---`` marker lines, in body order.
+
+    A body without markers is one ``code`` section. Raises `LessonError` at the
+    marker of an unknown section (of an exercise's section outside an exercise),
+    of a second section of a name not in ``repeatable``, and at the body for
+    text before the first marker.
+    """
     lines = block.body.split("\n")
     markers: list[tuple[str, int]] = []
     for k, line in enumerate(lines):
@@ -210,10 +239,9 @@ def _split_sections(block: Block) -> dict[str, tuple[int, str]]:
         if not match:
             continue
         name, where = match["name"], block.file_line(k)
-        if name not in CELL_SECTIONS:
-            valid = ", ".join(CELL_SECTIONS)
-            raise LessonError(block.path, where, f"unknown section '# --- {name} ---' (valid: {valid})")
-        if name in dict(markers):
+        if name not in valid:
+            raise LessonError(block.path, where, _misplaced(name, valid))
+        if name not in repeatable and name in dict(markers):
             raise LessonError(block.path, where, f"section '# --- {name} ---' appears twice")
         markers.append((name, k))
     if not markers:
@@ -221,10 +249,16 @@ def _split_sections(block: Block) -> dict[str, tuple[int, str]]:
     elif "\n".join(lines[: markers[0][1]]).strip():
         raise LessonError(block.path, block.file_line(0), "code before the first '# --- ... ---' marker")
     ends = [k for _, k in markers[1:]] + [len(lines)]
-    sections = {name: _section(block, lines[k + 1 : end], k + 1) for (name, k), end in zip(markers, ends, strict=True)}
-    if not sections.get("code", (0, ""))[1].strip():
-        raise LessonError(block.path, block.line, "the ```pyodide cell has no visible code")
-    return sections
+    return [
+        Section(name, block.body_line + max(k, 0), *_section(block, lines[k + 1 : end], k + 1))
+        for (name, k), end in zip(markers, ends, strict=True)
+    ]
+
+
+def _misplaced(name: str, valid: tuple[str, ...]) -> str:
+    if name in EXERCISE_SECTIONS:
+        return f"'# --- {name} ---' outside an exercise: exercise sections need exercise=\"Title\" on the fence"
+    return f"unknown section '# --- {name} ---' (valid: {', '.join(valid)})"
 
 
 def _section(block: Block, lines: list[str], start: int) -> tuple[int, str]:

@@ -1,0 +1,172 @@
+/* Course exercises: hints one at a time, the solution on request, the check's verdict, solved state.
+ *
+ * Enhances the markup of exercises_html.py (the class names and data attributes
+ * are listed there). The exercise's cell does the running; this module talks to
+ * it through the small `ExerciseCell` interface below, and only ever writes text
+ * nodes. Solved state is kept in localStorage under `solvedKey(id)`; storage that
+ * is disabled, full or throws only means the state is not kept.
+ */
+
+const SOLVED_PREFIX = "course-exercise-solved:";
+
+/**
+ * The check's verdict, as exercise_check.CheckResult gives it.
+ * @typedef {object} CheckResult
+ * @property {boolean} passed
+ * @property {string} message  one sentence for the learner
+ */
+
+/**
+ * How a run of the exercise's cell ended.
+ * @typedef {object} RunOutcome
+ * @property {"ok" | "error" | "stopped"} status  the cell's data-status after the run
+ * @property {CheckResult} [check]  the verdict, when Python got as far as the check
+ */
+
+/**
+ * What an exercise needs from its cell.
+ * @typedef {object} ExerciseCell
+ * @property {(listener: (outcome: RunOutcome) => void) => void} onRunDone
+ *   call `listener` after every run of the cell, once it has ended
+ * @property {(code: string) => void} setEditorCode
+ *   replace the editor's code (as if the learner had typed it; Reset still restores the starter)
+ */
+
+const STOPPED = "The run was stopped before the checks ran.";
+const NOT_CHECKED = "Your code did not finish, so the checks did not run.";
+
+/** The localStorage key of an exercise's solved state. */
+export function solvedKey(id) {
+  return SOLVED_PREFIX + id;
+}
+
+function localStore() {
+  try {
+    return window.localStorage; // throws where storage is disabled
+  } catch {
+    return null;
+  }
+}
+
+function isSolved(storage, id) {
+  try {
+    return storage?.getItem(solvedKey(id)) === "true";
+  } catch {
+    return false;
+  }
+}
+
+function keepSolved(storage, id) {
+  try {
+    storage?.setItem(solvedKey(id), "true");
+  } catch {
+    /* full or disabled: the page still shows it as solved until it is left */
+  }
+}
+
+/**
+ * How many of the exercises `ids` (their data-exercise-id) the learner has solved.
+ * @param {string[]} ids
+ * @param {Storage | null} [storage]
+ */
+export function countSolved(ids, storage = localStore()) {
+  return ids.filter((id) => isSolved(storage, id)).length;
+}
+
+/**
+ * Show the course's progress, "3 of 7 exercises solved", in the p.course-progress element.
+ * @param {HTMLElement} element carries data-exercise-ids, the JSON list of every exercise's id
+ * @param {Storage | null} [storage]
+ */
+export function showProgress(element, storage = localStore()) {
+  const ids = JSON.parse(element.dataset.exerciseIds);
+  const noun = ids.length === 1 ? "exercise" : "exercises";
+  element.textContent = `${countSolved(ids, storage)} of ${ids.length} ${noun} solved`;
+  element.hidden = false;
+}
+
+/** `message` as text nodes, with its `backquoted` parts in <code> (as the check's messages write names). */
+function showMessage(element, message) {
+  const parts = message.split(/`([^`]+)`/);
+  element.replaceChildren(
+    ...parts.map((part, k) => {
+      if (k % 2 === 0) return document.createTextNode(part);
+      const code = document.createElement("code");
+      code.textContent = part;
+      return code;
+    }),
+  );
+}
+
+/** The verdict to show after a run: [check state, sentence]. */
+function verdict(outcome) {
+  if (outcome.status === "stopped") return ["fail", STOPPED];
+  if (outcome.check) return [outcome.check.passed ? "pass" : "fail", outcome.check.message];
+  return ["fail", NOT_CHECKED];
+}
+
+/**
+ * Enhance one exercise.
+ * @param {HTMLElement} root the section.course-exercise element
+ * @param {ExerciseCell} cell its cell
+ * @param {Storage | null} [storage] where solved state is kept (default: localStorage)
+ */
+export function enhanceExercise(root, cell, storage = localStore()) {
+  const id = root.dataset.exerciseId;
+  const status = root.querySelector(".course-exercise__check");
+  const badge = root.querySelector(".course-exercise__solved");
+  const markSolved = () => {
+    root.dataset.solved = "true";
+    if (badge) badge.hidden = false;
+  };
+  if (isSolved(storage, id)) markSolved();
+
+  root.querySelector(".course-exercise__actions").hidden = false;
+  enhanceHints(root);
+  enhanceSolution(root, cell);
+
+  cell.onRunDone((outcome) => {
+    const [state, message] = verdict(outcome);
+    status.dataset.check = state;
+    showMessage(status, message);
+    if (state === "pass") {
+      keepSolved(storage, id);
+      markSolved();
+    }
+  });
+}
+
+function enhanceHints(root) {
+  const hints = [...root.querySelectorAll("details.course-exercise__hint")];
+  const button = root.querySelector('button[data-action="hint"]');
+  if (!button) return;
+  for (const hint of hints) hint.hidden = true;
+  let shown = 0;
+  button.addEventListener("click", () => {
+    if (shown === hints.length) return;
+    const hint = hints[shown++];
+    hint.hidden = false;
+    hint.open = true;
+    if (shown < hints.length) {
+      button.textContent = `Next hint (${shown + 1} of ${hints.length})`;
+    } else {
+      button.textContent = "All hints shown";
+      button.setAttribute("aria-disabled", "true");
+    }
+  });
+}
+
+function enhanceSolution(root, cell) {
+  const solution = root.querySelector("details.course-exercise__solution");
+  const show = root.querySelector('button[data-action="solution"]');
+  const use = root.querySelector('button[data-action="use-solution"]');
+  solution.hidden = true;
+  show.addEventListener("click", () => {
+    solution.hidden = false;
+    solution.open = true;
+    use.hidden = false;
+    use.focus(); // the button that had focus is gone; the next step is this one
+    show.hidden = true;
+  });
+  use.addEventListener("click", () => cell.setEditorCode(root.dataset.solution));
+}

@@ -1,0 +1,137 @@
+"""The HTML of an exercise around its cell: title, check status, hints, solution.
+
+Without JavaScript the page shows the starter code (in the cell), every hint
+and the solution, each in a ``<details>``. ``assets/js/exercise.js`` enhances
+this markup; it relies on these classes and attributes:
+
+``section.course-exercise`` (``role="region"``, ``aria-label="Exercise N: Title"``)
+    ``data-exercise-id``: the learner's progress key, ``<page url>#<title slug>``;
+    ``data-check-code``: the hidden check; ``data-solution``: the solution's code.
+``.course-exercise__solved``
+    the "Solved" badge, ``hidden`` until solved.
+``.course-exercise__check`` (``role="status"``)
+    the check's verdict after each run (``data-check="pass"`` or ``"fail"``).
+``.course-exercise__actions`` (``hidden`` without JavaScript)
+    the ``button[data-action="hint"]`` and ``button[data-action="solution"]``.
+``details.course-exercise__hint`` (``data-hint="1"``, …)
+    one per hint, in order.
+``details.course-exercise__solution``
+    the solution's code in ``[aria-label="Solution"]``, and
+    ``button[data-action="use-solution"]`` (``hidden`` without JavaScript).
+``p.course-progress`` (``hidden`` without JavaScript)
+    the course's progress; ``data-exercise-ids`` is the JSON list of every exercise's id.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from .exercises import Exercise
+from .markup import Raw, tag
+
+ToHTML = Callable[[str], str]  # source text -> trusted HTML
+
+
+def exercise_label(exercise: Exercise, number: int) -> str:
+    """The exercise region's accessible name: ``Exercise 1: The period of a pair``."""
+    return f"Exercise {number}: {exercise.title}"
+
+
+def exercise_id(exercise: Exercise, page_url: str) -> str:
+    """The key of the learner's progress: the page's site-relative URL, ``#``, the title's slug."""
+    return f"{page_url}#{exercise.slug}"
+
+
+def render_exercise(
+    exercise: Exercise,
+    number: int,
+    cell_html: str | Raw,
+    *,
+    page_url: str,
+    markdown: ToHTML,
+    highlight: ToHTML,
+) -> str:
+    """Return the exercise's HTML around ``cell_html`` (the already rendered cell of its starter).
+
+    ``number`` numbers the exercises of a page from 1; ``markdown`` renders a
+    hint, ``highlight`` the solution's Python code.
+    """
+    attrs = {
+        "class": "course-exercise",
+        "id": f"exercise-{exercise.slug}",
+        "role": "region",
+        "aria-label": exercise_label(exercise, number),
+        "data-exercise-id": exercise_id(exercise, page_url),
+        "data-check-code": exercise.check,
+        "data-solution": exercise.solution,
+    }
+    return tag(
+        "section",
+        attrs,
+        tag(
+            "p",
+            {"class": "course-exercise__title"},
+            tag("strong", {}, f"Exercise {number}"),
+            f": {exercise.title} ",
+            tag("span", {"class": "course-exercise__solved", "hidden": True}, "Solved"),
+        ),
+        cell_html if isinstance(cell_html, Raw) else Raw(cell_html),
+        tag("p", {"class": "course-exercise__check", "role": "status", "aria-live": "polite"}),
+        _actions(exercise),
+        _hints(exercise, markdown),
+        _solution(exercise, highlight),
+    ).html
+
+
+def _actions(exercise: Exercise) -> Raw:
+    hint = tag("button", {"type": "button", "data-action": "hint"}, "Hint") if exercise.hints else None
+    return tag(
+        "div",
+        {"class": "course-exercise__actions", "hidden": True},
+        hint,
+        tag("button", {"type": "button", "data-action": "solution"}, "Show solution"),
+    )
+
+
+def _hints(exercise: Exercise, markdown: ToHTML) -> Raw | None:
+    if not exercise.hints:
+        return None
+    total = len(exercise.hints)
+    return tag(
+        "div",
+        {"class": "course-exercise__hints"},
+        *(
+            tag(
+                "details",
+                {"class": "course-exercise__hint", "data-hint": k},
+                tag("summary", {}, f"Hint {k} of {total}"),
+                tag("div", {"class": "course-exercise__hint-text"}, Raw(markdown(hint))),
+            )
+            for k, hint in enumerate(exercise.hints, start=1)
+        ),
+    )
+
+
+def _solution(exercise: Exercise, highlight: ToHTML) -> Raw:
+    return tag(
+        "details",
+        {"class": "course-exercise__solution"},
+        tag("summary", {}, "Solution"),
+        tag(
+            "div",
+            {"class": "course-exercise__solution-code", "role": "group", "aria-label": "Solution"},
+            Raw(highlight(exercise.solution)),
+        ),
+        tag(
+            "button",
+            {"type": "button", "data-action": "use-solution", "hidden": True},
+            "Put the solution in the editor",
+        ),
+    )
+
+
+def render_progress(exercise_ids: list[str]) -> str:
+    """The home page's "3 of 7 exercises solved", filled in by ``exercise.js`` (``showProgress``)."""
+    attrs = {"class": "course-progress", "data-exercise-ids": json.dumps(exercise_ids), "hidden": True}
+    return tag("p", attrs).html

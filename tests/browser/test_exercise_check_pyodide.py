@@ -1,0 +1,122 @@
+"""exercise_check in real Pyodide gives the verdicts the build's CPython proof gives.
+
+The page loads the verified Pyodide files and numpy from pyodide_assets/ (no
+network), writes cell_exec.py and exercise_check.py into its file system
+as the worker does, and runs each exercise's solution and starter through
+``exercise_check.run_exercise``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from course_site.exercises import parse_exercises
+from course_site.fences import scan
+
+pytest.importorskip("playwright")
+
+pytestmark = [pytest.mark.browser, pytest.mark.pyodide]
+
+ROOT = Path(__file__).resolve().parents[2]
+PY_DIR = ROOT / "src/course_site/course_site/assets/py"
+PYODIDE = ROOT / "pyodide_assets"
+LOAD_TIMEOUT_MS = 180_000  # cold Pyodide and numpy on a busy 2-core machine
+
+sys.path.insert(0, str(ROOT / "tests" / "site"))
+from test_exercises import PAGE  # noqa: E402  (the build-time tests' exercise)
+
+LESSON = (
+    PAGE
+    + """
+```pyodide exercise="Scale the encoding"
+# --- setup ---
+import numpy as np
+pe = np.arange(6.0).reshape(2, 3)
+# --- code ---
+def scaled(x):
+    return x * "2"
+# --- check ---
+expect_close(scaled(pe), 2 * pe, name="scaled(pe)")
+# --- solution ---
+def scaled(x):
+    return 2 * x
+```
+
+```pyodide exercise="Shapes"
+# --- setup ---
+import numpy as np
+# --- code ---
+table = np.zeros((3, 2))
+# --- check ---
+assert table.ndim == 2
+expect_close(table, np.ones((2, 3)), name="table")
+# --- solution ---
+table = np.ones((2, 3))
+```
+"""
+)
+
+PAGE_HTML = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Pyodide</title>
+<script src="pyodide.js"></script></head><body></body></html>"""
+
+RUN = """async ([sources, cases]) => {
+  const py = await loadPyodide({ indexURL: "./", lockFileURL: "./pyodide-lock.json" });
+  await py.loadPackage("numpy");
+  py.FS.mkdirTree("/home/pyodide/.course");
+  for (const [name, text] of Object.entries(sources)) py.FS.writeFile(`/home/pyodide/.course/${name}`, text);
+  py.runPython("import sys; sys.path.insert(0, '/home/pyodide/.course')");
+  const verdict = py.runPython(`
+import cell_exec, exercise_check
+def verdict(setup, code, check):
+    result = exercise_check.run_exercise(setup, code, check, run_cell=cell_exec.run_cell, emit=lambda *_: None)
+    return [result.passed, result.message]
+verdict`);
+  return cases.map(([setup, code, check]) => verdict(setup, code, check).toJs());
+}"""
+
+
+def _cpython_verdict(setup: str, code: str, check: str) -> list:
+    modules = {}
+    for name in ("cell_exec", "exercise_check"):
+        spec = importlib.util.spec_from_file_location(f"{name}_cpython", PY_DIR / f"{name}.py")
+        modules[name] = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = modules[name]
+        spec.loader.exec_module(modules[name])
+    result = modules["exercise_check"].run_exercise(
+        setup, code, check, run_cell=modules["cell_exec"].run_cell, emit=lambda *_: None
+    )
+    return [result.passed, result.message]
+
+
+@pytest.fixture(scope="module")
+def pyodide_url(serve, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("pyodide")
+    for path in (PYODIDE / "files").iterdir():
+        (folder / path.name).symlink_to(path.resolve())
+    shutil.copy(PYODIDE / "pyodide-lock.json", folder / "pyodide-lock.json")
+    (folder / "index.html").write_text(PAGE_HTML)
+    return serve(folder)
+
+
+def test_pyodide_and_cpython_agree_on_every_solution_and_starter(open_page, pyodide_url):
+    exercises = parse_exercises(scan(LESSON, "lessons/test.md"))
+    cases = [(e.setup, code, e.check) for e in exercises for code in (e.solution, e.starter)]
+    sources = {f"{name}.py": (PY_DIR / f"{name}.py").read_text() for name in ("cell_exec", "exercise_check")}
+
+    page = open_page(pyodide_url)
+    page.set_default_timeout(LOAD_TIMEOUT_MS)
+    in_pyodide = page.evaluate(RUN, [sources, cases])
+
+    in_cpython = [_cpython_verdict(*case) for case in cases]
+    assert in_pyodide == in_cpython, json.dumps([in_pyodide, in_cpython], indent=1)
+    passed = [verdict[0] for verdict in in_pyodide]
+    assert passed == [True, False] * len(exercises)  # every solution passes, every starter fails
+    messages = [verdict[1] for verdict in in_pyodide[1::2]]
+    assert messages[1].startswith("your code raised UFuncTypeError: ufunc 'multiply' did not contain a loop")
+    assert messages[2] == "`table` has shape (3, 2), expected shape (2, 3)"

@@ -1,0 +1,233 @@
+"""Exercises at build time: parsing, authoring errors at file:line, the proof, the HTML."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from markdown import Markdown
+
+from course_site.cells import _highlight
+from course_site.errors import LessonError
+from course_site.execute import PageRunner
+from course_site.exercises import parse_exercises
+from course_site.exercises_html import render_exercise
+from course_site.fences import scan, to_cell
+from course_site.quiz import _converter
+
+ROOT = Path(__file__).resolve().parents[2]
+PATH = "lessons/99-exercises.md"
+
+PAGE = """\
+# Exercises
+
+```pyodide exercise="The period of a pair" height="6"
+# --- setup ---
+import math
+
+# --- code ---
+period = None  # the period of pair 0
+# --- check ---
+expect_defined("period")
+assert period is not None, "Set `period` to the period of pair 0."
+expect_close(period, 2 * math.pi, name="period")
+# --- solution ---
+period = 2 * math.pi
+# --- hint ---
+Pair 0 turns by one radian per position.
+
+# --- hint ---
+A full turn is $2\\pi$ radians: `math.pi` is there.
+```
+
+```pyodide
+x = 1
+```
+"""
+
+
+def exercises_of(page: str) -> list:
+    return parse_exercises(scan(page, PATH))
+
+
+def test_sections_titles_and_lines():
+    [exercise] = exercises_of(PAGE)
+    assert exercise.title == "The period of a pair"
+    assert exercise.slug == "the-period-of-a-pair"
+    assert (exercise.setup, exercise.starter) == ("import math", "period = None  # the period of pair 0")
+    assert exercise.check.splitlines()[0] == 'expect_defined("period")'
+    assert exercise.solution == "period = 2 * math.pi"
+    assert exercise.hints == (
+        "Pair 0 turns by one radian per position.",
+        "A full turn is $2\\pi$ radians: `math.pi` is there.",
+    )
+    lines = (exercise.line, exercise.setup_line, exercise.starter_line, exercise.check_line, exercise.solution_line)
+    assert lines == (3, 5, 8, 10, 14)
+    assert exercise.hint_lines == (16, 19)
+
+
+def test_the_runnable_part_is_a_cell_of_the_starter():
+    [exercise] = exercises_of(PAGE)
+    cell = exercise.cell()
+    assert (cell.code, cell.setup, cell.code_line, cell.setup_line) == (exercise.starter, "import math", 8, 5)
+    assert cell.options.height == 6 and not cell.options.execute and not cell.options.autorun
+
+
+def fence(body: str, header: str = 'exercise="Pairs"') -> str:
+    return f"intro\n\n```pyodide {header}\n{body}\n```\n"
+
+
+COMPLETE = "# --- code ---\nx = 0\n# --- check ---\nassert x == 1\n# --- solution ---\nx = 1"
+
+
+@pytest.mark.parametrize(
+    ("page", "line", "message"),
+    [
+        (
+            fence("# --- code ---\nx = 0\n# --- solution ---\nx = 1"),
+            3,
+            "exercise \"Pairs\" has no check \\(a '# --- check ---'",
+        ),
+        (
+            fence("# --- code ---\nx = 0\n# --- check ---\nassert x"),
+            3,
+            "has no solution \\(a '# --- solution ---' section",
+        ),
+        (fence("# --- check ---\nassert x\n# --- solution ---\nx = 1"), 3, "has no starter code"),
+        (
+            fence(COMPLETE + "\n# --- answer ---\nx = 1"),
+            10,
+            "unknown section '# --- answer ---' \\(valid: setup, code, check",
+        ),
+        (fence(COMPLETE + "\n# --- check ---\nassert x"), 10, "section '# --- check ---' appears twice"),
+        (fence(COMPLETE + "\n# --- hint ---\n\n"), 10, "the exercise's '# --- hint ---' is empty"),
+        (fence(COMPLETE.replace("assert x == 1", "")), 6, "the exercise's '# --- check ---' is empty"),
+        (fence("x = 0\n" + COMPLETE), 4, "code before the first"),
+        (fence(COMPLETE, 'exercise=""'), 3, 'an exercise needs a title: exercise="'),
+        (fence(COMPLETE, "exercise"), 3, "an exercise needs a title"),
+        (fence(COMPLETE, 'exercise="Pairs" autorun="true"'), 3, "unknown option 'autorun' on an exercise"),
+        (fence(COMPLETE, 'exercise="Pairs" height="99"'), 3, 'height="99" must be a whole number'),
+        (fence(COMPLETE) + fence(COMPLETE, 'exercise="pairs!"'), 13, 'two exercises of this page are titled "pairs!"'),
+    ],
+)
+def test_authoring_errors_name_file_and_line(page, line, message):
+    with pytest.raises(LessonError, match=message) as caught:
+        exercises_of(page)
+    assert str(caught.value).startswith(f"{PATH}:{line}: ")
+
+
+@pytest.mark.parametrize("section", ["hint", "check", "solution"])
+def test_exercise_section_outside_an_exercise(section):
+    page = fence(f"x = 1\n# --- {section} ---\nmore", header="")
+    page = page.replace("x = 1\n", "# --- code ---\nx = 1\n")
+    with pytest.raises(LessonError) as caught:
+        to_cell(scan(page, PATH)[0])
+    assert str(caught.value) == (
+        f"{PATH}:6: '# --- {section} ---' outside an exercise: exercise sections need exercise=\"Title\" on the fence"
+    )
+
+
+# --- the proof -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def runner(tmp_path):
+    return PageRunner(tmp_path, [ROOT / "src" / "posenc"], timeout=120)
+
+
+def prove(runner: PageRunner, page: str) -> None:
+    runner.prove(exercises_of(page))
+
+
+def test_a_sound_exercise_is_proved_once_then_cached(runner, tmp_path):
+    prove(runner, PAGE)
+    assert len(list((tmp_path / "outputs").glob("*.json"))) == 1
+    # Proved before: nothing runs again (a child process could not start within no time at all).
+    PageRunner(tmp_path, [ROOT / "src" / "posenc"], timeout=0).prove(exercises_of(PAGE))
+
+
+def test_unsolvable_exercise_fails_at_the_solution_with_the_checks_message(runner, tmp_path):
+    page = PAGE.replace("period = 2 * math.pi", "period = math.pi")
+    with pytest.raises(LessonError) as caught:
+        prove(runner, page)
+    assert str(caught.value) == (
+        f'{PATH}:14: the solution of exercise "The period of a pair" fails its check: '
+        "`period` is 3.141592653589793, expected 6.283185307179586 (difference 3.14)"
+    )
+    assert not list((tmp_path / "outputs").glob("*.json"))  # a failure is not cached
+
+
+def test_exercise_solved_by_its_starter_fails_at_the_starter(runner):
+    page = PAGE.replace("period = None  # the period of pair 0", "period = math.tau")
+    with pytest.raises(LessonError) as caught:
+        prove(runner, page)
+    assert str(caught.value).startswith(
+        f'{PATH}:8: the starter code of exercise "The period of a pair" already passes its check; it must fail it'
+    )
+
+
+def test_a_starter_that_raises_fails_the_check_as_it_should(runner):
+    prove(runner, PAGE.replace("period = None  # the period of pair 0", "period = ___"))
+
+
+def test_solution_that_raises_points_at_its_line_with_the_traceback(runner):
+    page = PAGE.replace("period = 2 * math.pi", "half = math.pi\nperiod = 2 * hlf")
+    with pytest.raises(LessonError) as caught:
+        prove(runner, page)
+    error = caught.value
+    assert str(error).startswith(f'{PATH}:15: the solution of exercise "The period of a pair" raised\n')
+    assert f'File "{PATH}", line 15' in error.detail and "NameError: name 'hlf' is not defined" in error.detail
+
+
+def test_setup_that_raises_points_at_the_setup(runner):
+    with pytest.raises(LessonError) as caught:
+        prove(runner, PAGE.replace("import math", "import math\nmath.tau / 0"))
+    assert str(caught.value).startswith(f'{PATH}:6: the setup of exercise "The period of a pair" raised\n')
+    assert "ZeroDivisionError" in caught.value.detail
+
+
+def test_a_check_that_does_not_compile_fails_the_solution(runner):
+    with pytest.raises(LessonError, match=r":14: the solution .* fails its check: the check does not compile: line 2"):
+        prove(runner, PAGE.replace('assert period is not None, "', 'assert period is not None "'))
+
+
+def test_output_of_the_exercise_does_not_break_the_child(runner):
+    prove(runner, PAGE.replace("period = 2 * math.pi", "print('{not json')\nperiod = 2 * math.pi"))
+
+
+# --- the HTML ----------------------------------------------------------------------------------
+
+
+def test_html_reads_without_javascript_and_carries_what_the_script_needs():
+    [exercise] = exercises_of(PAGE)
+    md = Markdown(extensions=["pymdownx.superfences"])
+    html = render_exercise(
+        exercise,
+        2,
+        '<div class="course-cell">starter</div>',
+        page_url="lessons/99-exercises/",
+        markdown=_converter(),
+        highlight=lambda code: _highlight(code, md),
+    )
+    assert html.startswith('<section class="course-exercise" id="exercise-the-period-of-a-pair" role="region"')
+    assert 'aria-label="Exercise 2: The period of a pair"' in html
+    assert 'data-exercise-id="lessons/99-exercises/#the-period-of-a-pair"' in html
+    assert 'data-solution="period = 2 * math.pi"' in html
+    assert 'data-check-code="expect_defined(&quot;period&quot;)\n' in html
+    assert '<div class="course-cell">starter</div>' in html
+    assert '<p class="course-exercise__check" role="status" aria-live="polite"></p>' in html
+    assert html.count('<details class="course-exercise__hint"') == 2
+    assert "<summary>Hint 2 of 2</summary>" in html and "<code>math.pi</code>" in html
+    assert 'class="arithmatex"' in html  # turned into MathML with the rest of the page
+    assert '<details class="course-exercise__solution"><summary>Solution</summary>' in html
+    assert 'role="group" aria-label="Solution"><div class="highlight">' in html
+    assert '<div class="course-exercise__actions" hidden>' in html
+
+
+def test_the_author_guides_example_is_proved(runner):
+    guide = (ROOT / "docs" / "authors.md").read_text()
+    examples = [part.split("\n````", 1)[0] for part in guide.split("````markdown\n")[1:]]
+    [example] = [text for text in examples if "exercise=" in text]
+    [exercise] = parse_exercises(scan(example, "docs/authors.md"))
+    assert len(exercise.hints) == 2
+    runner.prove([exercise])
