@@ -31,7 +31,7 @@ def check():
 
 @pytest.fixture(scope="module")
 def runtime():
-    return _load("course_runtime")
+    return _load("cell_exec")
 
 
 def learner(**names):

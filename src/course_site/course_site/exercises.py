@@ -136,7 +136,7 @@ def _check_options(block: Block) -> None:
 
 def _title(block: Block) -> str:
     title = block.options[EXERCISE].strip()
-    # A bare `exercise` option reads as "true" (see fences.parse_options).
+    # A bare `exercise` option reads as "true" (see fences._parse_options).
     if not title or block.options[EXERCISE] == "true":
         raise LessonError(
             block.path, block.line, 'an exercise needs a title: exercise="The period of a pair" on the fence'

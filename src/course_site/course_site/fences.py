@@ -168,14 +168,14 @@ def _parse_options(text: str, path: str, line: int) -> dict[str, str]:
 
 def to_cell(block: Block) -> Cell:
     """Validate a ``pyodide`` block's options and split off its hidden setup."""
-    options = _cell_options(block)
+    options = cell_options(block)
     sections = _split_sections(block)
     setup_line, setup = sections.get("setup", (block.body_line, ""))
     code_line, code = sections["code"]
     return Cell(block, code, setup, code_line, setup_line, options)
 
 
-def _cell_options(block: Block) -> CellOptions:
+def cell_options(block: Block) -> CellOptions:
     known = {"height", "autorun", "execute"}
     unknown = sorted(set(block.options) - known)
     if unknown:
