@@ -56,7 +56,7 @@ def alibi_slopes(n_heads: int) -> NDArray[np.float64]:
     >>> alibi_slopes(8) * 256  # 1/2, 1/4, ..., 1/256
     array([128.,  64.,  32.,  16.,   8.,   4.,   2.,   1.])
     >>> alibi_slopes(6) * 64  # 4 heads' slopes, then 2^-1 and 2^-3 from the 8-head sequence
-    array([16.,  4.,  1.,  0.25, 32.,  8.])
+    array([16.  ,  4.  ,  1.  ,  0.25, 32.  ,  8.  ])
     """
     n_heads = check_d_model(n_heads, even=False, name="n_heads")
     power = 1 << (n_heads.bit_length() - 1)  # largest power of two <= n_heads
