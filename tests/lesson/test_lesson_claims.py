@@ -10,8 +10,6 @@ very cell, so the text and the test cannot drift apart.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 from pathlib import Path
 
@@ -50,33 +48,9 @@ def quizzes(blocks: list[Block]) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def lesson_run(cells: list[Cell]) -> tuple[dict, list[str], list[int]]:
-    """Run the lesson's cells in page order in one namespace, as the site does.
-
-    Returns the namespace, each cell's printed output and how many figures it drew.
-    Print options and figures are restored afterwards, so other tests see none of it.
-    """
-    matplotlib = pytest.importorskip("matplotlib")
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    namespace: dict = {"__name__": "__main__"}
-    printed, figures = [], []
-    with np.printoptions():
-        try:
-            for n, cell in enumerate(cells):
-                before = set(plt.get_fignums())
-                out = io.StringIO()
-                with contextlib.redirect_stdout(out):
-                    exec(
-                        compile(f"{cell.setup}\n{cell.code}", f"<lesson cell {n + 1}>", "exec"),
-                        namespace,
-                    )
-                printed.append(out.getvalue())
-                figures.append(len(set(plt.get_fignums()) - before))
-        finally:
-            plt.close("all")
-    return namespace, printed, figures
+def lesson_run(cells: list[Cell], lesson_runner) -> tuple[dict, list[str], list[int]]:
+    """The namespace after all cells, each cell's printed output and how many figures it drew."""
+    return lesson_runner(cells)
 
 
 # --- the lesson's shape -------------------------------------------------------------------
