@@ -14,7 +14,11 @@ The arithmetic mirrors ``src/transformers/modeling_rope_utils.py`` of Hugging
 Face transformers (``_compute_linear_scaling_rope_parameters``,
 ``_compute_yarn_parameters``, ``_compute_llama3_parameters``; read at commit
 ef46806472a64b0013ed413781e3afed82bfa047), in float64 where transformers uses
-float32.
+float32. YaRN's context ``L`` is ``original_max_position_embeddings`` of the
+mapping, as in later transformers versions (that commit read the model's
+``max_position_embeddings`` instead); its ``truncate`` option is always on.
+``ntk`` is the static NTK-aware base change, not transformers' ``dynamic``
+type, which recomputes the base from the current sequence length.
 """
 
 from __future__ import annotations
