@@ -103,8 +103,8 @@ def test_cell1_posenc_equals_roformer_complex_form(run):
             z = complex(x[m, 2 * i], x[m, 2 * i + 1]) * cmath.exp(1j * m * 10000.0 ** (-2 * i / d))
             assert rotated[m, 2 * i] == pytest.approx(z.real, abs=1e-12)
             assert rotated[m, 2 * i + 1] == pytest.approx(z.imag, abs=1e-12)
-    difference = numbers(run.printed[0].splitlines()[1])[-1]
-    assert difference < 1e-14  # "agree to rounding error (about 1e-16)"
+    assert run.printed[0].splitlines()[1] == "complex form equals posenc.rope (to 1e-12): True"
+    assert run.namespace["difference"] < 1e-14  # "agree to rounding error"
     np.testing.assert_allclose(np.linalg.norm(rotated, axis=1), np.linalg.norm(x, axis=1), rtol=1e-14)
 
 
