@@ -4,7 +4,10 @@ Three ways to tell a transformer *where* a token is:
 
 * ``sinusoidal`` -- fixed sin/cos waves added to the embeddings (Vaswani et al. 2017);
 * ``LearnedEmbedding`` -- a trainable table, one row per position (GPT-2, BERT);
-* ``rope`` -- rotate queries and keys by position (RoFormer, LLaMA, GPT-NeoX).
+* ``rope`` -- rotate queries and keys by position (RoFormer, LLaMA, GPT-NeoX),
+  with ``rope_frequencies`` for its long-context rescalings (PI, NTK, YaRN, llama3);
+* ``alibi_slopes``/``alibi_bias`` -- no position vectors, a distance penalty on
+  the scores (ALiBi, BLOOM).
 
 and the attention they feed: ``attention``, ``attention_weights``,
 ``self_attention``, ``causal_mask``. Figures live in ``posenc.plot``
@@ -24,23 +27,29 @@ Examples
 """
 
 from posenc import plot
+from posenc._alibi import alibi_bias, alibi_slopes
 from posenc._attention import attention, attention_weights, causal_mask, self_attention
 from posenc._learned import LearnedEmbedding
 from posenc._rope import PAIRINGS, rope
+from posenc._rope_scaling import ROPE_TYPES, rope_frequencies
 from posenc._sinusoidal import frequencies, sinusoidal
 
 __version__ = "0.1.0"
 
 __all__ = [
     "PAIRINGS",
+    "ROPE_TYPES",
     "LearnedEmbedding",
     "__version__",
+    "alibi_bias",
+    "alibi_slopes",
     "attention",
     "attention_weights",
     "causal_mask",
     "frequencies",
     "plot",
     "rope",
+    "rope_frequencies",
     "self_attention",
     "sinusoidal",
 ]

@@ -14,16 +14,22 @@ Two conventions exist for which coordinates form a pair; both are supported:
 * ``"half"`` -- pairs ``(x[i], x[i + d/2])``: GPT-NeoX, Hugging Face ``rotate_half``.
 
 They are the same rotation up to a fixed permutation of the feature axis.
+
+``scaling`` rescales the frequencies for contexts longer than the training
+length (see ``rope_frequencies``); as in Hugging Face transformers, the rotated
+vectors are then multiplied by the returned attention scale (YaRN).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from posenc._rope_scaling import default_inv_freq, rope_frequencies
 from posenc._validate import as_positions, as_real_array, check_angles_finite, check_positive
 
 __all__ = ["PAIRINGS", "rope"]
@@ -41,15 +47,18 @@ def rope(
     *,
     base: float = 10000.0,
     pairing: Literal["interleaved", "half"] = "interleaved",
+    scaling: Mapping[str, Any] | None = None,
 ) -> NDArray[np.floating]:
     r"""Rotate feature pairs of ``x`` by position-dependent angles (RoPE).
 
     For pair ``i`` of the token at position ``m``, with
-    :math:`\theta_i = \mathrm{base}^{-2i/d}`:
+    :math:`\theta_i = \mathrm{base}^{-2i/d}` (or the rescaled frequencies and
+    attention scale :math:`a` of ``rope_frequencies(d, base=base, scaling=scaling)``;
+    :math:`a = 1` without scaling):
 
     .. math::
 
-        \begin{pmatrix} y_1 \\ y_2 \end{pmatrix} =
+        \begin{pmatrix} y_1 \\ y_2 \end{pmatrix} = a
         \begin{pmatrix} \cos m\theta_i & -\sin m\theta_i \\
                         \sin m\theta_i &  \cos m\theta_i \end{pmatrix}
         \begin{pmatrix} x_1 \\ x_2 \end{pmatrix}
@@ -67,6 +76,9 @@ def rope(
     pairing : {"interleaved", "half"}, default "interleaved"
         ``"interleaved"`` rotates ``(x[2i], x[2i+1])`` (RoFormer, LLaMA);
         ``"half"`` rotates ``(x[i], x[i + d/2])`` (GPT-NeoX, HF ``rotate_half``).
+    scaling : mapping, optional
+        A Hugging Face ``rope_scaling`` mapping, e.g. ``{"rope_type": "linear",
+        "factor": 4.0}``; see :func:`rope_frequencies` for the types and keys.
 
     Returns
     -------
@@ -81,8 +93,8 @@ def rope(
     ValueError
         If ``x`` has fewer than 2 dimensions, an odd last dimension, or a
         NaN/inf; if ``positions`` is not 1-D, not finite or its length differs
-        from ``seq``; if ``base`` is not positive and finite; or if ``pairing``
-        is unknown.
+        from ``seq``; if ``base`` is not positive and finite; if ``pairing``
+        is unknown; or if ``scaling`` is invalid (as in :func:`rope_frequencies`).
 
     Examples
     --------
@@ -94,6 +106,9 @@ def rope(
     True
     >>> np.round(rope(np.array([[1.0, 0.0]]), positions=[np.pi / 2]), 6)  # 90 degrees
     array([[0., 1.]])
+    >>> pi = {"rope_type": "linear", "factor": 2.0}  # position interpolation
+    >>> bool(np.allclose(rope(x, [0, 2, 4], scaling=pi), rope(x, [0, 1, 2])))
+    True
     """
     x = as_real_array(x, "x", min_ndim=2)  # (..., seq, d)
     seq, d = x.shape[-2:]
@@ -109,19 +124,26 @@ def rope(
             f"positions has length {len(positions)} but x has seq={seq} rows along axis -2 (x.shape={x.shape})"
         )
     base = check_positive(base, "base")
-    cos, sin = _rotation_tables(positions, d, base, x.dtype)  # (seq, d/2) each
+    if scaling is None:
+        theta, attention_scale = default_inv_freq(d, base), 1.0  # (d/2,)
+    else:
+        theta, attention_scale = rope_frequencies(d, base=base, scaling=scaling)
+    cos, sin = _rotation_tables(positions, theta, attention_scale, base, x.dtype)  # (seq, d/2) each
     return _rotate_pairs(x, cos, sin, pairing)
 
 
 def _rotation_tables(
-    positions: NDArray[np.float64], d: int, base: float, dtype: np.dtype
+    positions: NDArray[np.float64], theta: NDArray[np.float64], scale: float, base: float, dtype: np.dtype
 ) -> tuple[NDArray[np.floating], NDArray[np.floating]]:
-    """``cos(m theta_i)`` and ``sin(m theta_i)``, each of shape ``(seq, d/2)``."""
-    theta = base ** (-np.arange(0, d, 2, dtype=np.float64) / d)  # (d/2,)
-    if d:
+    """``scale * cos(m theta_i)`` and ``scale * sin(m theta_i)``, each of shape ``(seq, d/2)``."""
+    if theta.size:
         check_angles_finite(positions, float(np.max(theta)), base)
     angles = positions[:, None] * theta  # (seq, d/2), float64 for accuracy
-    return np.cos(angles).astype(dtype, copy=False), np.sin(angles).astype(dtype, copy=False)
+    cos, sin = np.cos(angles), np.sin(angles)
+    if scale != 1.0:
+        cos *= scale
+        sin *= scale
+    return cos.astype(dtype, copy=False), sin.astype(dtype, copy=False)
 
 
 def _pair_lanes(a: NDArray[np.floating], pairing: str) -> tuple[NDArray, NDArray]:

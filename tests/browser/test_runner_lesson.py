@@ -1,7 +1,7 @@
-"""The lesson page of the built site: its own cells run in the browser under the site's CSP.
+"""The lesson pages of the built site: their own cells run in the browser under the site's CSP.
 
-Runs every cell of lesson 32 in order, as a learner would, and compares the live
-output with the output the plugin computed at build time.
+Runs every cell of each lesson in order, as a learner would, and compares the
+live output with the output the plugin computed at build time.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
-from runner_fixture import LESSON, LOAD_TIMEOUT_MS, guarded_page, run
+from runner_fixture import LESSONS, LOAD_TIMEOUT_MS, guarded_page, run
 
 pytest.importorskip("playwright")
 from playwright.sync_api import expect
@@ -30,8 +30,9 @@ def _outputs(page, cell: str) -> list[tuple[str, str]]:
     )
 
 
-def test_lesson_cells_run_like_at_build_time(browser, site_server):
-    with guarded_page(browser, site_server + LESSON) as (page, problems):
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_lesson_cells_run_like_at_build_time(browser, site_server, lesson):
+    with guarded_page(browser, site_server + lesson) as (page, problems):
         cells = page.locator(".course-cell")
         count = cells.count()
         assert count >= 2

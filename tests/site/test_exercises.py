@@ -143,7 +143,9 @@ def test_a_sound_exercise_is_proved_once_then_cached(runner, tmp_path):
     prove(runner, PAGE)
     assert len(list((tmp_path / "outputs").glob("*.json"))) == 1
     # Proved before: nothing runs again (a child process could not start within no time at all).
-    PageRunner(tmp_path, [ROOT / "src" / "posenc"], timeout=0, module_hint="module {name!r} is not available").prove(exercises_of(PAGE))
+    PageRunner(tmp_path, [ROOT / "src" / "posenc"], timeout=0, module_hint="module {name!r} is not available").prove(
+        exercises_of(PAGE)
+    )
 
 
 def test_unsolvable_exercise_fails_at_the_solution_with_the_checks_message(runner, tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from posenc import attention, attention_weights, causal_mask, rope, self_attention, sinusoidal
+from posenc import attention, attention_weights, causal_mask, rope, rope_frequencies, self_attention, sinusoidal
 
 nan, inf = float("nan"), float("inf")
 
@@ -224,3 +224,85 @@ def test_self_attention_projection_shapes() -> None:
 def test_causal_mask_bad_n(n: object, error: type[Exception]) -> None:
     with pytest.raises(error, match="n must be"):
         causal_mask(n)  # type: ignore[arg-type]
+
+
+# --- rope_frequencies and rope(..., scaling=...) ------------------------------------------
+
+YARN = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 2048}
+LLAMA3 = {
+    "rope_type": "llama3",
+    "factor": 8.0,
+    "low_freq_factor": 1.0,
+    "high_freq_factor": 4.0,
+    "original_max_position_embeddings": 8192,
+}
+
+
+@pytest.mark.parametrize(
+    ("scaling", "match"),
+    [
+        ({"rope_type": "dynamic", "factor": 2.0}, r"scaling\['rope_type'\] must be one of .*'dynamic'"),
+        ({"rope_type": "Linear", "factor": 2.0}, r"scaling\['rope_type'\] must be one of"),
+        ({"type": "longrope", "factor": 2.0}, r"scaling\['type'\] must be one of"),
+        ({"factor": 2.0}, r"scaling is missing the key 'rope_type'"),
+        ({"rope_type": "linear"}, r"scaling is missing the key 'factor'"),
+        ({"rope_type": "yarn", "factor": 2.0}, r"missing the key 'original_max_position_embeddings'"),
+        ({k: v for k, v in LLAMA3.items() if k != "low_freq_factor"}, r"missing the key 'low_freq_factor'"),
+        ({k: v for k, v in LLAMA3.items() if k != "high_freq_factor"}, r"missing the key 'high_freq_factor'"),
+        ({"rope_type": "linear", "factor": 0.5}, r"scaling\['factor'\] must be >= 1.*0\.5"),
+        ({**YARN, "factor": 0.99}, r"scaling\['factor'\] must be >= 1"),
+        ({**LLAMA3, "factor": 0.0}, r"scaling\['factor'\] must be a positive finite number"),
+        ({"rope_type": "linear", "factor": float("nan")}, r"scaling\['factor'\] must be a positive finite"),
+        ({"rope_type": "linear", "factor": 2.0, "beta_fast": 32}, r"unknown key 'beta_fast'.*'linear'"),
+        ({**YARN, "low_freq_factor": 1.0}, r"unknown key 'low_freq_factor'.*'yarn'"),
+        ({**YARN, "beta_fast": 1.0, "beta_slow": 2.0}, r"scaling\['beta_fast'\] must be >= scaling\['beta_slow'\]"),
+        ({**YARN, "original_max_position_embeddings": -4}, r"scaling\['original_max_position_embeddings'\]"),
+        ({**LLAMA3, "high_freq_factor": 1.0}, r"scaling\['high_freq_factor'\] must be > scaling\['low_freq_factor'\]"),
+    ],
+)
+def test_rope_frequencies_bad_scaling_value(scaling: dict, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        rope_frequencies(64, scaling=scaling)
+    with pytest.raises(ValueError, match=match):
+        rope(np.ones((2, 64)), scaling=scaling)
+
+
+@pytest.mark.parametrize(
+    ("scaling", "match"),
+    [
+        ([("rope_type", "linear")], "scaling must be None or a mapping"),
+        ("linear", "scaling must be None or a mapping"),
+        ({"rope_type": "linear", "factor": "2"}, r"scaling\['factor'\] must be a positive finite number"),
+        ({"rope_type": "linear", "factor": True}, r"scaling\['factor'\]"),
+        ({**YARN, "beta_fast": None}, r"scaling\['beta_fast'\]"),
+    ],
+)
+def test_rope_frequencies_bad_scaling_type(scaling: object, match: str) -> None:
+    with pytest.raises(TypeError, match=match):
+        rope_frequencies(64, scaling=scaling)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("head_dim", "error", "match"),
+    [
+        (7, ValueError, "head_dim must be even"),
+        (0, ValueError, "head_dim must be positive"),
+        (-2, ValueError, "head_dim"),
+        (8.0, TypeError, "head_dim"),
+        (None, TypeError, "head_dim"),
+    ],
+)
+def test_rope_frequencies_bad_head_dim(head_dim: object, error: type[Exception], match: str) -> None:
+    with pytest.raises(error, match=match):
+        rope_frequencies(head_dim)  # type: ignore[arg-type]
+    with pytest.raises(error, match=match):
+        rope_frequencies(head_dim, scaling=YARN)  # type: ignore[arg-type]
+
+
+def test_rope_frequencies_type_specific_limits() -> None:
+    with pytest.raises(ValueError, match="head_dim must be at least 4 for rope_type 'ntk'"):
+        rope_frequencies(2, scaling={"rope_type": "ntk", "factor": 2.0})
+    with pytest.raises(ValueError, match="base must be > 1 for rope_type 'yarn'"):
+        rope_frequencies(8, base=0.5, scaling=YARN)
+    with pytest.raises(ValueError, match="base must be a positive finite number"):
+        rope_frequencies(8, base=-1.0)

@@ -16,6 +16,9 @@ PUBLIC = {
     "causal_mask",
     "plot",
     "rope",
+    "rope_frequencies",
+    "alibi_slopes",
+    "alibi_bias",
     "self_attention",
     "sinusoidal",
 }

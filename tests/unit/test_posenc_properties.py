@@ -9,7 +9,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from posenc import LearnedEmbedding, attention, attention_weights, rope, sinusoidal
+from posenc import (
+    ROPE_TYPES,
+    LearnedEmbedding,
+    alibi_bias,
+    alibi_slopes,
+    attention,
+    attention_weights,
+    rope,
+    rope_frequencies,
+    sinusoidal,
+)
 
 FAST = settings(max_examples=60, deadline=None)
 
@@ -149,3 +159,89 @@ def test_rejects_fully_masked_rows(mask: np.ndarray, row: int) -> None:
     len_q, len_k = mask.shape
     with pytest.raises(ValueError, match="mask"):
         attention(np.ones((len_q, 2)), np.ones((len_k, 2)), np.ones((len_k, 1)), mask=mask)
+
+
+# --- RoPE scaling and ALiBi --------------------------------------------------------------
+
+scalings = st.one_of(
+    st.builds(lambda s: {"rope_type": "linear", "factor": s}, st.floats(1.0, 64.0)),
+    st.builds(lambda s: {"rope_type": "ntk", "factor": s}, st.floats(1.0, 64.0)),
+    st.builds(
+        lambda s, length, fast, slow: {
+            "rope_type": "yarn",
+            "factor": s,
+            "original_max_position_embeddings": length,
+            "beta_fast": max(fast, slow),
+            "beta_slow": min(fast, slow),
+        },
+        st.floats(1.0, 64.0),
+        st.integers(16, 1 << 17),
+        st.floats(0.5, 64.0),
+        st.floats(0.5, 64.0),
+    ),
+    st.builds(
+        lambda s, length, low, gap: {
+            "rope_type": "llama3",
+            "factor": s,
+            "original_max_position_embeddings": length,
+            "low_freq_factor": low,
+            "high_freq_factor": low + gap,
+        },
+        st.floats(1.0, 64.0),
+        st.integers(16, 1 << 17),
+        st.floats(0.25, 8.0),
+        st.floats(0.1, 8.0),
+    ),
+)
+
+
+@FAST
+@given(head_dim=st.integers(2, 128).map(lambda h: 2 * h), base=st.floats(2.0, 1e7), scaling=scalings)
+def test_scaled_frequencies_lie_between_theta_over_s_and_theta(head_dim: int, base: float, scaling: dict) -> None:
+    """Every rescaling slows pairs down by at most the factor, never speeds them up (NTK: up to rounding)."""
+    inv_freq, scale = rope_frequencies(head_dim, base=base, scaling=scaling)
+    theta, _ = rope_frequencies(head_dim, base=base)
+    assert inv_freq.shape == (head_dim // 2,)
+    assert np.isfinite(inv_freq).all() and np.isfinite(scale)
+    assert np.all(inv_freq <= theta * (1 + 1e-12))
+    assert np.all(inv_freq >= theta / scaling["factor"] * (1 - 1e-12))
+    assert np.all(np.diff(inv_freq) <= 0)  # still slowest last
+    assert scale >= 1.0
+
+
+@FAST
+@given(
+    x=hnp.arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(2, 8).map(lambda h: 2 * h)), elements=bounded),
+    scaling=scalings,
+)
+def test_scaled_rope_finite_and_scales_norms(x: np.ndarray, scaling: dict) -> None:
+    y = rope(x, np.arange(len(x)) * 997.0, scaling=scaling)
+    _, scale = rope_frequencies(x.shape[-1], scaling=scaling)
+    assert np.isfinite(y).all()
+    np.testing.assert_allclose(np.linalg.norm(y, axis=-1), scale * np.linalg.norm(x, axis=-1), rtol=1e-9, atol=1e-6)
+
+
+@FAST
+@given(n_heads=st.integers(1, 300), seq_len=st.integers(0, 12))
+def test_alibi_slopes_and_bias(n_heads: int, seq_len: int) -> None:
+    slopes = alibi_slopes(n_heads)
+    assert slopes.shape == (n_heads,)
+    assert np.all((slopes > 0) & (slopes < 1)) and len(np.unique(slopes)) == n_heads
+    power = 2 ** int(np.floor(np.log2(n_heads)))
+    np.testing.assert_allclose(slopes[:power], 2.0 ** (-8.0 * np.arange(1, power + 1) / power), rtol=1e-14)
+    bias = alibi_bias(n_heads, seq_len)
+    assert bias.shape == (n_heads, seq_len, seq_len)
+    i, j = np.indices((seq_len, seq_len))
+    np.testing.assert_allclose(bias, -slopes[:, None, None] * np.abs(i - j), rtol=1e-15)
+
+
+@FAST
+@given(
+    rope_type=st.text(max_size=8).filter(lambda t: t not in ROPE_TYPES),
+    factor=st.floats(max_value=0.999, allow_nan=False, allow_infinity=False),
+)
+def test_rejects_bad_scaling(rope_type: str, factor: float) -> None:
+    with pytest.raises(ValueError, match="rope_type"):
+        rope_frequencies(8, scaling={"rope_type": rope_type, "factor": 2.0})
+    with pytest.raises(ValueError, match=r"scaling\['factor'\]"):
+        rope_frequencies(8, scaling={"rope_type": "linear", "factor": factor})
