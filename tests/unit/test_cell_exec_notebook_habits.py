@@ -324,7 +324,8 @@ def run_at_build(*cells: str) -> dict:
 
 def test_build_runs_awaiting_cells_on_one_loop():
     reply = run_at_build(
-        "import asyncio\nasync def later():\n    await asyncio.sleep(0)\n    return 'from cell 1'\ntask = asyncio.ensure_future(later())",
+        "import asyncio\nasync def later():\n    await asyncio.sleep(0)\n    return 'from cell 1'\n"
+        "task = asyncio.ensure_future(later())",
         "await task",
     )
     assert "failed" not in reply, reply
