@@ -119,7 +119,8 @@ class PageRunner:
                 "(raise execute_timeout in mkdocs.yml or fix the loop)",
             ) from None
         if done.returncode != 0:
-            raise LessonError(first.block.path, first.block.line, "the cell runner crashed", done.stderr)
+            why = f"the cell runner crashed (exit status {done.returncode}; a cell calling os._exit ends it too)"
+            raise LessonError(first.block.path, first.block.line, why, done.stderr)
         return json.loads(done.stdout)
 
 
