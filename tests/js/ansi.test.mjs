@@ -2,13 +2,17 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { TerminalText, TerminalOutput, appendSegments, render } from "../../src/course_site/course_site/assets/js/ansi.js";
+import {
+  TerminalOutput,
+  TerminalText,
+  appendSegments,
+  render,
+} from "../../src/course_site/course_site/assets/js/ansi.js";
 
 /* Each line as [text, "class class", color, background] per segment; plain segments as their text. */
+const styled = (s) => s.classes.length || s.color || s.background;
 const view = (lines) =>
-  lines.map((line) =>
-    line.map((s) => (s.classes.length || s.color || s.background ? [s.text, s.classes.join(" "), s.color, s.background] : s.text)),
-  );
+  lines.map((line) => line.map((s) => (styled(s) ? [s.text, s.classes.join(" "), s.color, s.background] : s.text)));
 const shown = (text) => view(render(text));
 const plainText = (text) => render(text).map((line) => line.map((s) => s.text).join(""));
 
@@ -21,7 +25,11 @@ test("plain text is one segment per line", () => {
 test("SGR colours, bold and reset", () => {
   assert.deepEqual(shown("a\x1b[31mred\x1b[0m b"), [["a", ["red", "ansi-red-fg", null, null], " b"]]);
   assert.deepEqual(shown("\x1b[92mbright\x1b[39m\x1b[44mon blue\x1b[49m\x1b[105mpink"), [
-    [["bright", "ansi-green-intense-fg", null, null], ["on blue", "ansi-blue-bg", null, null], ["pink", "ansi-magenta-intense-bg", null, null]],
+    [
+      ["bright", "ansi-green-intense-fg", null, null],
+      ["on blue", "ansi-blue-bg", null, null],
+      ["pink", "ansi-magenta-intense-bg", null, null],
+    ],
   ]);
   // Bold makes a basic colour the bright one, as Jupyter does; 22 ends bold.
   assert.deepEqual(shown("\x1b[1;34mB\x1b[22mb\x1b[mx"), [

@@ -346,3 +346,26 @@ def test_build_reports_an_error_in_an_awaiting_cell():
     assert reply["failed"] == 1
     assert 'File "<cell 1>", line 3' in reply["error"]
     assert reply["error"].rstrip().endswith("ValueError: late")
+
+
+def test_a_host_can_stop_an_awaiting_cell_by_cancelling_its_task(cell_exec):
+    outputs = Outputs()
+    code = "import asyncio\nprint('waiting')\nawait asyncio.sleep(60)\nreached = True"
+    ns: dict = {"__name__": "__main__"}
+
+    async def start_then_stop() -> bool:
+        task = asyncio.ensure_future(cell_exec.run_cell(code, ns, filename="<cell 1>", emit=outputs))
+        await asyncio.sleep(0.01)
+        task.cancel()
+        return await task
+
+    stdout = sys.stdout
+    sys.stdout = outputs
+    try:
+        ok = asyncio.run(start_then_stop())
+    finally:
+        sys.stdout = stdout
+    assert ok is False and "reached" not in ns
+    text = outputs.one("error")
+    assert 'File "<cell 1>", line 3, in <module>\n    await asyncio.sleep(60)' in text
+    assert text.rstrip().endswith("CancelledError")
