@@ -369,3 +369,18 @@ def test_a_host_can_stop_an_awaiting_cell_by_cancelling_its_task(cell_exec):
     text = outputs.one("error")
     assert 'File "<cell 1>", line 3, in <module>\n    await asyncio.sleep(60)' in text
     assert text.rstrip().endswith("CancelledError")
+
+
+def test_os_exit_in_a_cell_keeps_what_was_printed():
+    # stdout is a pipe here, so block-buffered: without a flush, os._exit would drop the text.
+    program = (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('cell_exec', {str(CELL_EXEC)!r})\n"
+        "cell_exec = importlib.util.module_from_spec(spec); spec.loader.exec_module(cell_exec)\n"
+        "code = \"import os\\nprint('last words', end='')\\nos._exit(3)\"\n"
+        "cell_exec.run_cell(code, {}, filename='<cell 1>', emit=print)\n"
+    )
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 3
+    assert done.stdout == "last words"

@@ -28,16 +28,18 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import functools
 import importlib.abc
 import importlib.util
 import inspect
 import io
 import linecache
+import os
 import sys
 import traceback
 from collections.abc import Callable, Coroutine, Iterable, Iterator
 from types import CodeType, ModuleType
-from typing import Any
+from typing import Any, NoReturn
 
 __all__ = [
     "INPUT_MESSAGE",
@@ -209,6 +211,7 @@ class _CellRun:
         """Make this run the one that ``plt.show()`` emits to, while it runs."""
         global _current_run
         _show_figures_on_pyplot_show()
+        _flush_std_before_os_exit()
         outer, _current_run = _current_run, self
         try:
             yield
@@ -316,6 +319,24 @@ def _show_figures_on_pyplot_show() -> None:
         _patch_pyplot_show(plt)
     elif not any(isinstance(finder, _PyplotImportHook) for finder in sys.meta_path):
         sys.meta_path.insert(0, _PyplotImportHook())
+
+
+def _flush_std_before_os_exit() -> None:
+    """Make ``os._exit`` flush stdout and stderr first, so that the last words of a cell reach the page.
+
+    In Pyodide ``os._exit(n)`` ends the runtime at once (the worker sees a JS
+    error named "Exit" with ``status`` n), dropping a line printed without a newline.
+    """
+    if hasattr(os._exit, "__wrapped__"):
+        return
+    exit_now = os._exit
+
+    @functools.wraps(exit_now)
+    def _exit(status: int) -> NoReturn:
+        _flush_std()
+        exit_now(status)
+
+    os._exit = _exit
 
 
 def _patch_pyplot_show(plt: ModuleType) -> None:
