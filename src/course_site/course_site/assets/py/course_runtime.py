@@ -21,6 +21,10 @@ A cell that awaits at top level (``await``, ``async for``, ``async with``, as
 in Jupyter) makes :func:`run_cell` return a coroutine instead of a bool: the
 host awaits it (the browser's worker on Pyodide's event loop, the build with
 ``loop.run_until_complete``).
+
+The first run patches two functions for the cells: ``matplotlib.pyplot.show``
+(once pyplot is imported) emits the figures, and ``os._exit`` flushes stdout
+and stderr before it ends the process (in Pyodide: the runtime).
 """
 
 from __future__ import annotations
