@@ -174,6 +174,12 @@ def test_cell_that_raises_fails_the_build_with_file_line_and_traceback(tmp_path:
     assert "ZeroDivisionError: division by zero" in done.stderr
 
 
+def test_cell_that_ends_python_fails_the_build_with_its_exit_status(tmp_path: Path):
+    done = build(make_project(tmp_path, "# L\n\n```pyodide\nimport os\nos._exit(3)\n```\n"))
+    assert done.returncode != 0
+    assert "lessons/lesson.md:3: the cell runner crashed (exit status 3;" in done.stderr
+
+
 def test_bad_option_fails_the_build_with_file_line(tmp_path: Path):
     done = build(make_project(tmp_path, "# L\n\n```pyodide autorun=maybe\nx = 1\n```\n"))
     assert done.returncode != 0

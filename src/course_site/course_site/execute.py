@@ -14,6 +14,7 @@ stdin and writes a JSON reply on stdout.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
 import hashlib
@@ -139,7 +140,8 @@ class PageRunner:
                 "(raise execute_timeout in mkdocs.yml or fix the loop)",
             ) from None
         if done.returncode != 0:
-            raise LessonError(first.path, first.line, "the cell runner crashed", done.stderr)
+            why = f"the cell runner crashed (exit status {done.returncode}; a cell calling os._exit ends it too)"
+            raise LessonError(first.path, first.line, why, done.stderr)
         return json.loads(done.stdout)
 
 
@@ -236,11 +238,14 @@ class _Capture(io.TextIOBase):
 
 def _run_cells(cells: list[dict[str, str]], module_hint: str) -> dict:
     """Run cells in one namespace; stop at the first that raises."""
-    from cell_exec import install_input_guard, run_cell, set_module_hint
+    from cell_exec import install_input_guard, run_cells, set_module_hint
 
     install_input_guard()
     set_module_hint(module_hint)
     namespace: dict[str, object] = {"__name__": "__main__"}
+    # One event loop for the page, as in a notebook: a task started by one cell can be awaited in a later one.
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
     replies: list[list[dict[str, str]]] = []
     for cell in cells:
         n = cell["number"]
@@ -263,11 +268,11 @@ def _run_cells(cells: list[dict[str, str]], module_hint: str) -> dict:
                 outputs.append({"kind": kind, "text": text})
 
         sys.stdout, sys.stderr = _Capture("stdout", emit), _Capture("stderr", emit)
+        sources = [(cell["setup"], f"<setup {n}>")] if cell["setup"].strip() else []
+        sources.append((cell["code"], f"<cell {n}>"))
         try:
-            ok = True
-            if cell["setup"].strip():
-                ok = run_cell(cell["setup"], namespace, filename=f"<setup {n}>", emit=emit)
-            ok = ok and run_cell(cell["code"], namespace, filename=f"<cell {n}>", emit=emit)
+            outcome = run_cells(sources, namespace, emit=emit)
+            ok = outcome if isinstance(outcome, bool) else loop.run_until_complete(outcome)
         finally:
             sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
         if not ok:

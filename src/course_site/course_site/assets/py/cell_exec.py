@@ -14,28 +14,50 @@ build redirects ``sys.stdout``).  Everything else a cell produces goes through
 ``("error", str)``
     a traceback trimmed to the learner's frames, plus the exception line.
 ``("figure", {"png": bytes, "alt": str})``
-    every open matplotlib figure after the cell, in order (then closed).
+    every open matplotlib figure, in order (then closed): at each
+    ``plt.show()`` and after the cell.
+
+A cell that awaits at top level (``await``, ``async for``, ``async with``, as
+in Jupyter) makes :func:`run_cell` return a coroutine instead of a bool: the
+host awaits it (the browser's worker on Pyodide's event loop, the build with
+``loop.run_until_complete``).
+
+The first run patches two functions for the cells: ``matplotlib.pyplot.show``
+(once pyplot is imported) emits the figures, and ``os._exit`` flushes stdout
+and stderr before it ends the process (in Pyodide: the runtime).
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
+import functools
+import importlib.abc
+import importlib.util
+import inspect
 import io
 import linecache
+import os
 import sys
 import traceback
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Coroutine, Iterable, Iterator
+from types import CodeType, ModuleType
+from typing import Any, NoReturn
 
 __all__ = [
+    "THREAD_HINT",
     "install_input_guard",
     "module_references",
     "run_cell",
+    "run_cells",
     "set_module_hint",
 ]
 
 Emit = Callable[[str, object], None]
+
+#: What running a cell gives: True/False at once, or a coroutine giving it (a cell that awaits).
+Outcome = bool | Coroutine[Any, Any, bool]
 
 #: Note added to an uncaught ``ModuleNotFoundError``; ``{name}`` is the module.
 #: The host sets the course's own with :func:`set_module_hint` (the plugin's ``module_hint``).
@@ -43,6 +65,12 @@ _module_hint = "module {name!r} is not available in this course"
 
 #: Message of the ``RuntimeError`` raised by ``input()`` once the guard is installed.
 _INPUT_MESSAGE = "input() is not available in the course's cells; set the value in code instead, e.g. name = 'Ada'"
+
+#: Line added to the error of a thread started where Python has one thread (Pyodide).
+THREAD_HINT = "Hint: threads are not available in the browser (Pyodide runs Python on one thread); use asyncio instead."
+
+# The RuntimeError that threading.Thread.start raises where threads cannot start.
+_NO_THREAD_MESSAGE = "can't start new thread"
 
 # Filenames of code run through run_cell; their frames are the learner's and are
 # kept in tracebacks (a function defined in one cell may fail when called in another).
@@ -101,80 +129,265 @@ def run_cell(
     *,
     filename: str,
     emit: Emit,
-) -> bool:
-    """Execute ``code`` in ``namespace``; return True if no exception escaped.
+) -> Outcome:
+    """Execute ``code`` in ``namespace``; give True if no exception escaped.
 
     All statements are executed; a final bare expression is evaluated and its
     ``repr`` emitted as ``("result", …)`` when it is not ``None`` (like a REPL;
     as in Jupyter, a trailing ``;`` hides it).
     An exception is emitted as ``("error", traceback_text)`` with line numbers
-    relative to ``code`` (1-based).  Afterwards, if ``matplotlib.pyplot`` has been
-    imported, every open figure is emitted as ``("figure", {"png", "alt"})`` and
-    closed — also after an error.
+    relative to ``code`` (1-based); ``SystemExit`` as its last line only.
+    ``plt.show()`` emits every open figure at that point as
+    ``("figure", {"png", "alt"})`` and closes it; afterwards, the figures still
+    open are emitted and closed the same way — also after an error.
+
+    A cell that awaits at top level (``await``, ``async for``, ``async with``)
+    is not run yet: the return value is then a coroutine that runs it, with
+    the same outputs, and gives the same bool. Any other cell runs at once.
     """
     _register_source(filename, code)
-    ok = True
+    run = _CellRun(emit)
     try:
-        tree = ast.parse(code, filename=filename, mode="exec")
-        last: ast.expr | None = None
-        if tree.body and isinstance(tree.body[-1], ast.Expr) and not _ends_with_semicolon(code, tree.body[-1]):
-            last = tree.body.pop().value
-        if tree.body:
-            exec(compile(tree, filename, "exec"), namespace)
-        if last is not None:
-            value = eval(compile(ast.Expression(last), filename, "eval"), namespace)
-            if value is not None:
-                namespace["_"] = value
-                _flush_std()
-                emit("result", repr(value))
+        body, last = _compile_cell(code, filename)
     except BaseException as exc:
-        ok = False
+        run.fail(exc)
+        return run.end()
+    if _awaits(body) or _awaits(last):
+        return run.run_awaiting(body, last, namespace)
+    return run.run(body, last, namespace)
+
+
+def run_cells(sources: Iterable[tuple[str, str]], namespace: dict[str, Any], *, emit: Emit) -> Outcome:
+    """Run ``(code, filename)`` pairs with :func:`run_cell` in order, up to the first that fails.
+
+    True if all succeeded. Synchronous as long as no cell awaits at top level;
+    from the first one that does, the rest runs in the coroutine returned.
+    """
+    pending = iter(sources)
+    for code, filename in pending:
+        outcome = run_cell(code, namespace, filename=filename, emit=emit)
+        if not isinstance(outcome, bool):
+            return _await_in_order(outcome, pending, namespace, emit)
+        if not outcome:
+            return False
+    return True
+
+
+async def _await_in_order(
+    first: Coroutine[Any, Any, bool], rest: Iterator[tuple[str, str]], namespace: dict[str, Any], emit: Emit
+) -> bool:
+    if not await first:
+        return False
+    for code, filename in rest:
+        outcome = run_cell(code, namespace, filename=filename, emit=emit)
+        if not (outcome if isinstance(outcome, bool) else await outcome):
+            return False
+    return True
+
+
+class _CellRun:
+    """One run of one cell: where its output goes, and whether something failed."""
+
+    def __init__(self, emit: Emit) -> None:
+        self.emit = emit
+        self.ok = True
+        self.figures = 0  # figures emitted so far (they are numbered across plt.show() calls)
+
+    def run(self, body: CodeType | None, last: CodeType | None, namespace: dict[str, Any]) -> bool:
+        with self._running():
+            try:
+                if body is not None:
+                    exec(body, namespace)
+                if last is not None:
+                    self.show_result(eval(last, namespace), namespace)
+            except BaseException as exc:
+                self.fail(exc)
+            return self.end()
+
+    async def run_awaiting(self, body: CodeType | None, last: CodeType | None, namespace: dict[str, Any]) -> bool:
+        with self._running():
+            try:
+                if body is not None:
+                    await _evaluate(body, namespace)
+                if last is not None:
+                    self.show_result(await _evaluate(last, namespace), namespace)
+            except BaseException as exc:
+                self.fail(exc)
+            return self.end()
+
+    @contextlib.contextmanager
+    def _running(self) -> Iterator[None]:
+        """Make this run the one that ``plt.show()`` emits to, while it runs."""
+        global _current_run
+        _show_figures_on_pyplot_show()
+        _flush_std_before_os_exit()
+        outer, _current_run = _current_run, self
+        try:
+            yield
+        finally:
+            _current_run = outer
+
+    def show_result(self, value: object, namespace: dict[str, Any]) -> None:
+        if value is not None:
+            namespace["_"] = value
+            _flush_std()
+            self.emit("result", repr(value))
+
+    def fail(self, exc: BaseException) -> None:
+        self.ok = False
         _flush_std()
-        emit("error", _format_exception(exc))
-    if not _emit_figures(emit):
-        ok = False
-    return ok
+        self.emit("error", _format_exception(exc))
+
+    def show_figures(self) -> None:
+        """Emit and close all open matplotlib figures (an error for one that cannot be saved).
+
+        Does nothing unless ``matplotlib.pyplot`` has already been imported (never
+        imports matplotlib itself).
+        """
+        plt = sys.modules.get("matplotlib.pyplot")
+        if plt is None:
+            return
+        try:
+            for num in plt.get_fignums():
+                fig = plt.figure(num)
+                try:
+                    buf = io.BytesIO()
+                    # "tight" draws the figure twice: only for figures whose layout nobody chose.
+                    tight = None if laid_out(fig) else "tight"
+                    fig.savefig(buf, format="png", dpi=FIGURE_DPI, bbox_inches=tight)
+                except Exception as exc:
+                    self.fail(exc)
+                    continue
+                self.figures += 1
+                _flush_std()
+                self.emit("figure", {"png": buf.getvalue(), "alt": _figure_alt(fig, self.figures)})
+        finally:
+            plt.close("all")
+
+    def end(self) -> bool:
+        self.show_figures()
+        _flush_std()
+        return self.ok
+
+
+# The run whose cell is executing now: plt.show() emits its figures there.
+_current_run: _CellRun | None = None
+
+
+def _compile_cell(code: str, filename: str) -> tuple[CodeType | None, CodeType | None]:
+    """The cell's statements and its final bare expression (each None when absent), compiled.
+
+    Compiled as Jupyter does, with top-level ``await`` allowed: a code object
+    that awaits has ``CO_COROUTINE`` set, and evaluating it gives a coroutine.
+    """
+    tree = ast.parse(code, filename=filename, mode="exec")
+    last: ast.expr | None = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr) and not _ends_with_semicolon(code, tree.body[-1]):
+        last = tree.body.pop().value
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    body = compile(tree, filename, "exec", flags=flags) if tree.body else None
+    expression = compile(ast.Expression(last), filename, "eval", flags=flags) if last is not None else None
+    return body, expression
+
+
+def _awaits(code: CodeType | None) -> bool:
+    return code is not None and bool(code.co_flags & inspect.CO_COROUTINE)
+
+
+async def _evaluate(code: CodeType, namespace: dict[str, Any]) -> object:
+    """The value of ``code`` in ``namespace``, awaited if the code awaits at top level."""
+    value = eval(code, namespace)
+    return await value if _awaits(code) else value
 
 
 def _format_exception(exc: BaseException) -> str:
-    """Traceback text of ``exc`` limited to frames of code run by :func:`run_cell`."""
+    """Traceback text of ``exc`` limited to frames of code run by :func:`run_cell`.
+
+    ``SystemExit`` (``sys.exit()``, ``exit()``) is its last line only, as in
+    IPython: the cell stopped, Python did not.
+    """
     if isinstance(exc, ModuleNotFoundError) and exc.name:
-        hint = _module_hint.format(name=exc.name.partition(".")[0])
-        if hint not in getattr(exc, "__notes__", ()):
-            exc.add_note(hint)
+        _add_note_once(exc, _module_hint.format(name=exc.name.partition(".")[0]))
+    if isinstance(exc, RuntimeError) and str(exc) == _NO_THREAD_MESSAGE:
+        _add_note_once(exc, THREAD_HINT)
+    if isinstance(exc, SystemExit):
+        return "".join(traceback.format_exception_only(exc))
     te = traceback.TracebackException.from_exception(exc, capture_locals=False)
     _trim(te, set())
     text = "".join(te.format())
     return text.rstrip("\n") + "\n"
 
 
-def _emit_figures(emit: Emit) -> bool:
-    """Emit and close all open matplotlib figures; False if saving one failed.
+def _show_figures_on_pyplot_show() -> None:
+    """Make ``plt.show()`` emit the figures of the cell that calls it (see :func:`_pyplot_show`).
 
-    Does nothing unless ``matplotlib.pyplot`` has already been imported (never
-    imports matplotlib itself).
+    pyplot is patched now if it is imported, else as soon as a cell imports it.
     """
     plt = sys.modules.get("matplotlib.pyplot")
-    if plt is None:
-        return True
-    ok = True
-    try:
-        for index, num in enumerate(plt.get_fignums(), start=1):
-            fig = plt.figure(num)
-            try:
-                buf = io.BytesIO()
-                # "tight" draws the figure twice: only for figures whose layout nobody chose.
-                tight = None if laid_out(fig) else "tight"
-                fig.savefig(buf, format="png", dpi=FIGURE_DPI, bbox_inches=tight)
-            except Exception as exc:
-                ok = False
-                _flush_std()
-                emit("error", _format_exception(exc))
-                continue
-            emit("figure", {"png": buf.getvalue(), "alt": _figure_alt(fig, index)})
-    finally:
-        plt.close("all")
-    return ok
+    if plt is not None:
+        _patch_pyplot_show(plt)
+    elif not any(isinstance(finder, _PyplotImportHook) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _PyplotImportHook())
+
+
+def _flush_std_before_os_exit() -> None:
+    """Make ``os._exit`` flush stdout and stderr first, so that the last words of a cell reach the page.
+
+    In Pyodide ``os._exit(n)`` ends the runtime at once (the worker sees a JS
+    error named "Exit" with ``status`` n), dropping a line printed without a newline.
+    """
+    if hasattr(os._exit, "__wrapped__"):
+        return
+    exit_now = os._exit
+
+    @functools.wraps(exit_now)
+    def _exit(status: int) -> NoReturn:
+        _flush_std()
+        exit_now(status)
+
+    os._exit = _exit
+
+
+def _patch_pyplot_show(plt: ModuleType) -> None:
+    if plt.show is _pyplot_show:
+        return
+    # Always wrap matplotlib's own show (another copy of this module may have patched it).
+    _pyplot_show.__wrapped__ = getattr(plt.show, "__wrapped__", plt.show)
+    plt.show = _pyplot_show
+
+
+def _pyplot_show(*args: Any, **kwargs: Any) -> None:
+    """``plt.show()`` in a cell: emit every open figure now and close it, as Jupyter's inline backend does.
+
+    Agg's own show only warns that it cannot show anything. Outside a cell,
+    matplotlib's show runs.
+    """
+    if _current_run is None:
+        return _pyplot_show.__wrapped__(*args, **kwargs)
+    _current_run.show_figures()
+    return None
+
+
+class _PyplotImportHook(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Patches ``plt.show`` right after ``matplotlib.pyplot`` is first imported, then leaves ``sys.meta_path``."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname != "matplotlib.pyplot":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is not None and spec.loader is not None:
+            self._loader = spec.loader
+            spec.loader = self
+        return spec
+
+    def create_module(self, spec: Any) -> ModuleType | None:
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        module.__loader__ = module.__spec__.loader = self._loader
+        self._loader.exec_module(module)
+        _patch_pyplot_show(module)
 
 
 def laid_out(fig: Any) -> bool:
@@ -249,6 +462,12 @@ def _trim(te: traceback.TracebackException, seen: set[int]) -> None:
             _trim(other, seen)
     for sub in getattr(te, "exceptions", None) or ():
         _trim(sub, seen)
+
+
+def _add_note_once(exc: BaseException, note: str) -> None:
+    """Add ``note`` unless it is there (a later cell may raise the same exception object again)."""
+    if note not in getattr(exc, "__notes__", ()):
+        exc.add_note(note)
 
 
 def _flush_std() -> None:
