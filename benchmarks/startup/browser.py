@@ -8,8 +8,11 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from . import site_layout as layout
@@ -147,25 +150,16 @@ class Driver:
     def wait(self, page, condition: str, timeout_s: float = RUN_TIMEOUT_S) -> None:
         page.wait_for_function(condition, polling=200, timeout=timeout_s * 1000)
 
-    # -- runs
-
-    def bare(self, mode: str, font_list: bool = True) -> Run:
-        """The floor (bare.html) in a new context: (a) with ``mode="numpy"``, floor_d with ``"matplotlib"``."""
-        run = Run(f"bare-{mode}" + ("" if font_list else "-no-font-list"))
+    def cold_run(self, run: Run, configs: list[dict], steps: Callable[[Any, Any], None]) -> Run:
+        """``run``: ``steps(page, context)`` in a new browser context; an error ends the run and is kept in it."""
         self.server.take_log()
         context = self.browser.new_context()
         try:
             self.guard(context, run.kind)
-            context.add_init_script(in_page_script([{}]))
+            context.add_init_script(in_page_script(configs))
             page = context.new_page()
             self.watch_page(page, run.kind)
-            page.goto(self.info.bare_url(self.server.base_url, mode, font_list), wait_until="commit")
-            self.wait(page, "() => window.__bare && (window.__bare.done || window.__bare.error)")
-            bare = page.evaluate("() => window.__bare")
-            if bare["error"]:
-                run.error = bare["error"]
-            self.collect(page, run, context)
-            run.marks.update({f"received: {k}": v for k, v in bare["received"].items()})
+            steps(page, context)
         except Exception as exc:
             run.error = f"{type(exc).__name__}: {exc}"
         finally:
@@ -173,43 +167,69 @@ class Driver:
             run.served = self.server.take_log()
         return run
 
+    @contextmanager
+    def persistent_context(self) -> Iterator[Any]:
+        """A browser context with its own profile on disk (HTTP disk cache, service workers), removed after."""
+        with tempfile.TemporaryDirectory(prefix="bench-profile-") as profile:
+            context = self.browser_type.launch_persistent_context(
+                profile, executable_path=self.chromium, headless=True, args=CHROMIUM_ARGS
+            )
+            try:
+                yield context
+            finally:
+                context.close()
+
+    def collect_bare(self, page, run: Run, context) -> None:
+        """Wait until the floor's page is done; copy its marks (and those of its worker) into ``run``."""
+        self.wait(page, "() => window.__bare && (window.__bare.done || window.__bare.error)")
+        bare = page.evaluate("() => window.__bare")
+        run.error = run.error or bare["error"]
+        self.collect(page, run, context)
+        run.marks.update({f"received: {k}": v for k, v in bare["received"].items()})
+
+    # -- runs
+
+    def bare(self, mode: str, font_list: bool = True) -> Run:
+        """The floor (bare.html) in a new context: (a) with ``mode="numpy"``, floor_d with ``"matplotlib"``."""
+        run = Run(f"bare-{mode}" + ("" if font_list else "-no-font-list"))
+
+        def steps(page, context) -> None:
+            page.goto(self.info.bare_url(self.server.base_url, mode, font_list), wait_until="commit")
+            self.collect_bare(page, run, context)
+
+        return self.cold_run(run, [{}], steps)
+
     def lesson_cold(self, cell: str, figure: bool, rerun: bool) -> Run:
         """The lesson in a new context, Run on ``cell`` at load: (b), or (d) and then (e) with ``rerun``."""
         run = Run(f"lesson-{cell.lstrip('#')}")
-        self.server.take_log()
-        context = self.browser.new_context()
-        config = [{"cell": cell, "figure": figure, "click": "load"}]
         target = "figure" if figure else "output"
-        try:
-            self.guard(context, run.kind)
-            context.add_init_script(in_page_script(config))
-            page = context.new_page()
-            self.watch_page(page, run.kind)
+
+        def steps(page, context) -> None:
             page.goto(self.lesson_url(), wait_until="commit")
             self.wait(page, f"() => window.__bench && '{target}' in window.__bench.marks")
             self.wait(page, finished_js(cell))
             run.extra["state"] = page.get_attribute(cell, STATE)
             run.extra["status"] = page.inner_text(f"{cell} {layout.CELL_MARKUP['status']}")
             if rerun:
-                page.evaluate(
-                    """(cell) => {
-                        window.__bench.watch(cell, "rerun output");
-                        window.__bench.watch(cell, "rerun figure", true);
-                        window.__bench.click(cell, "rerun click");
-                    }""",
-                    cell,
-                )
-                self.wait(page, "() => 'rerun figure' in window.__bench.marks", 60)
-                self.wait(page, f"() => document.querySelector('{cell}').getAttribute('{STATE}') !== 'running'", 60)
+                self.rerun(page, cell)
             self.collect(page, run, context)
             if figure:
                 run.extra["probe"] = probe_worker(page)
-        except Exception as exc:
-            run.error = f"{type(exc).__name__}: {exc}"
-        finally:
-            context.close()
-            run.served = self.server.take_log()
-        return run
+
+        return self.cold_run(run, [{"cell": cell, "figure": figure, "click": "load"}], steps)
+
+    def rerun(self, page, cell: str) -> None:
+        """(e): Run on ``cell`` again, once it is done; wait for the new figure and the end of the run."""
+        page.evaluate(
+            """(cell) => {
+                window.__bench.watch(cell, "rerun output");
+                window.__bench.watch(cell, "rerun figure", true);
+                window.__bench.click(cell, "rerun click");
+            }""",
+            cell,
+        )
+        self.wait(page, "() => 'rerun figure' in window.__bench.marks", 60)
+        self.wait(page, f"() => document.querySelector('{cell}').getAttribute('{STATE}') !== 'running'", 60)
 
     def warm_profile(self) -> tuple[Run, Run]:
         """(c) then (f): one persistent profile, two visits of the lesson in one tab."""
@@ -219,34 +239,28 @@ class Driver:
             {"cell": layout.TEXT_CELL, "click": "load"},
         ]
         self.server.take_log()
-        with tempfile.TemporaryDirectory(prefix="bench-profile-") as profile:
-            context = self.browser_type.launch_persistent_context(
-                profile, executable_path=self.chromium, headless=True, args=CHROMIUM_ARGS
-            )
-            try:
-                self.guard(context, "warm profile")
-                context.add_init_script(in_page_script(configs))
-                page = context.pages[0] if context.pages else context.new_page()
-                self.watch_page(page, "warm profile")
-                for run in (first, second):
-                    try:
-                        page.goto(self.lesson_url(), wait_until="commit")
-                        self.wait(page, "() => window.__bench && 'output' in window.__bench.marks")
-                        self.wait(page, finished_js(layout.TEXT_CELL))
-                        if run is first:
-                            run.extra["service_worker"] = settle_service_worker(page)
-                        run.extra["state"] = page.get_attribute(layout.TEXT_CELL, STATE)
-                        self.collect(page, run, context)
-                        run.extra["service_workers"] = [w.url for w in context.service_workers]
-                    except Exception as exc:
-                        run.error = f"{type(exc).__name__}: {exc}"
-                    finally:
-                        run.served = self.server.take_log()
-                    if run.error:
-                        second.error = second.error or "first visit failed"
-                        break
-            finally:
-                context.close()
+        with self.persistent_context() as context:
+            self.guard(context, "warm profile")
+            context.add_init_script(in_page_script(configs))
+            page = context.pages[0] if context.pages else context.new_page()
+            self.watch_page(page, "warm profile")
+            for run in (first, second):
+                try:
+                    page.goto(self.lesson_url(), wait_until="commit")
+                    self.wait(page, "() => window.__bench && 'output' in window.__bench.marks")
+                    self.wait(page, finished_js(layout.TEXT_CELL))
+                    if run is first:
+                        run.extra["service_worker"] = settle_service_worker(page)
+                    run.extra["state"] = page.get_attribute(layout.TEXT_CELL, STATE)
+                    self.collect(page, run, context)
+                    run.extra["service_workers"] = [w.url for w in context.service_workers]
+                except Exception as exc:
+                    run.error = f"{type(exc).__name__}: {exc}"
+                finally:
+                    run.served = self.server.take_log()
+                if run.error:
+                    second.error = second.error or "first visit failed"
+                    break
         return first, second
 
     def bare_warm(self, site_style: bool = False, visits: int = 3) -> list[Run]:
@@ -256,26 +270,14 @@ class Driver:
         """
         kind = "bare-numpy-site-style" if site_style else "bare-numpy"
         runs = [Run(f"{kind}-visit-{n}") for n in range(1, visits + 1)]
-        with tempfile.TemporaryDirectory(prefix="bench-profile-") as profile:
-            context = self.browser_type.launch_persistent_context(
-                profile, executable_path=self.chromium, headless=True, args=CHROMIUM_ARGS
-            )
-            try:
-                self.guard(context, "bare warm profile")
-                context.add_init_script(in_page_script([{}]))
-                page = context.pages[0] if context.pages else context.new_page()
-                for run in runs:
-                    page.goto(
-                        self.info.bare_url(self.server.base_url, "numpy", site_style=site_style), wait_until="commit"
-                    )
-                    self.wait(page, "() => window.__bare && (window.__bare.done || window.__bare.error)")
-                    bare = page.evaluate("() => window.__bare")
-                    run.error = bare["error"]
-                    self.collect(page, run, context)
-                    run.marks.update({f"received: {k}": v for k, v in bare["received"].items()})
-                    run.served = self.server.take_log()
-            finally:
-                context.close()
+        with self.persistent_context() as context:
+            self.guard(context, "bare warm profile")
+            context.add_init_script(in_page_script([{}]))
+            page = context.pages[0] if context.pages else context.new_page()
+            for run in runs:
+                page.goto(self.info.bare_url(self.server.base_url, "numpy", site_style=site_style), wait_until="commit")
+                self.collect_bare(page, run, context)
+                run.served = self.server.take_log()
         return runs
 
     def sizes_check(self, cell: str) -> dict:

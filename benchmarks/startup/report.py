@@ -16,6 +16,7 @@ from .scenarios import GOALS, metrics
 
 
 def round_line(number: int, runs: dict[str, Run]) -> str:
+    """One round's figures, and its runs' errors."""
     m = metrics(runs)
     errors = [f"{k}: {r.error}" for k, r in runs.items() if r.error]
     line = (
@@ -27,6 +28,41 @@ def round_line(number: int, runs: dict[str, Run]) -> str:
 
 
 def analyse(rounds, diagnostics, info: SiteInfo, leaks, page_errors, args, elapsed: float) -> dict:
+    """Print the report of these runs; return it, with the runs, as the results file's data."""
+    judged = judge(rounds)
+    tables = byte_tables(rounds, info)
+    judged["checks"]["g"] = (
+        None if not (tables["b"] and tables["d"]) else not (tables["b"]["flagged"] or tables["d"]["flagged"])
+    )
+    sizes = diagnostics.get("sizes_check_cell_2")
+    where = where_time_goes(rounds)
+    observations = observe(rounds, diagnostics)
+    print_figures(len(rounds), judged)
+    print_byte_tables(tables, judged["checks"]["g"], sizes)
+    print_where(where)
+    print_observations(observations, leaks, page_errors)
+    print(f"\n({elapsed / 60:.1f} min, load average now {os.getloadavg()[0]:.2f})")
+    return {
+        "config": {
+            "pairs": len(rounds),
+            "gzip": args.gzip,
+            "read_seconds": args.read_seconds,
+            "cpus": os.cpu_count(),
+        },
+        "goals": GOALS,
+        "medians_ms": judged["medians"],
+        "ratios": judged["ratios"],
+        "checks": judged["checks"],
+        "samples_ms": judged["series"],
+        "bytes": {**tables, "chromium_sizes_cell_2": sizes},
+        "where": where,
+        "observations": observations,
+        **raw_data(rounds, diagnostics, leaks, page_errors, elapsed),
+    }
+
+
+def judge(rounds: list[dict[str, Run]]) -> dict:
+    """Each figure's samples (``series``) and median, the medians of the per-round ratios, the goals met."""
     per_round = [metrics(r) for r in rounds]
     series = {key: [m[key] for m in per_round] for key in ("a", "b", "c", "floor_d", "d", "floor_e", "e", "f")}
     ratios = {
@@ -43,20 +79,28 @@ def analyse(rounds, diagnostics, info: SiteInfo, leaks, page_errors, args, elaps
         "e": None if med["e"] is None else med["e"] <= GOALS["e_ms"],
         "f/b": None if ratios["f/b"] is None else ratios["f/b"] <= GOALS["f/b"],
     }
+    return {"series": series, "medians": med, "ratios": ratios, "checks": checks}
 
+
+def byte_tables(rounds: list[dict[str, Run]], info: SiteInfo) -> dict[str, dict | None]:
+    """(g): the bytes of the first successful run of (b), (d), (f) and the floors (a), floor_d."""
     first_ok = lambda key: next((r[key] for r in rounds if key in r and not r[key].error), None)  # noqa: E731
-    needed_b = info.closure("numpy", "posenc")
-    needed_d = info.closure("numpy", "posenc", "matplotlib")
-    bytes_b = byte_table(first_ok("b"), info, needed_b, False) if first_ok("b") else None
-    bytes_d = byte_table(first_ok("d"), info, needed_d, True) if first_ok("d") else None
-    bytes_f = byte_table(first_ok("f"), info, needed_b, False) if first_ok("f") else None
-    checks["g"] = None if not (bytes_b and bytes_d) else not (bytes_b["flagged"] or bytes_d["flagged"])
-    floors = {
-        key: byte_table(first_ok(key), info, info.closure("numpy", "matplotlib"), True) if first_ok(key) else None
-        for key in ("a", "floor_d")
+    needed = {
+        "b": (info.closure("numpy", "posenc"), False),
+        "d": (info.closure("numpy", "posenc", "matplotlib"), True),
+        "f": (info.closure("numpy", "posenc"), False),
+        "a": (info.closure("numpy", "matplotlib"), True),
+        "floor_d": (info.closure("numpy", "matplotlib"), True),
+    }
+    return {
+        key: byte_table(first_ok(key), info, wheels, fonts) if first_ok(key) else None
+        for key, (wheels, fonts) in needed.items()
     }
 
-    print("\n== First output (medians of", len(rounds), "interleaved rounds; times from navigation start) ==")
+
+def print_figures(count: int, judged: dict) -> None:
+    med, ratios, checks = judged["medians"], judged["ratios"], judged["checks"]
+    print("\n== First output (medians of", count, "interleaved rounds; times from navigation start) ==")
     rows = [
         ("(a) floor: bare Pyodide + numpy imported", fmt_s(med["a"]), "", ""),
         (
@@ -95,16 +139,20 @@ def analyse(rounds, diagnostics, info: SiteInfo, leaks, page_errors, args, elaps
     for row in rows:
         print(f"  {row[0]:<44} {row[1]:>9}   {row[2]:<20} {row[3]}")
     print("  samples (ms):")
-    for key, values in series.items():
+    for key, values in judged["series"].items():
         print(f"    {key:<8} " + " ".join("   n/a" if v is None else f"{v:6.0f}" for v in values))
 
-    for label, table in (("(b) cell 1", bytes_b), ("(d) cell 2", bytes_d), ("(f) second visit, cell 1", bytes_f)):
-        print_bytes(label, table)
-    for key, table in floors.items():
+
+def print_byte_tables(tables: dict[str, dict | None], nothing_unneeded: bool | None, sizes: dict | None) -> None:
+    labels = {"b": "(b) cell 1", "d": "(d) cell 2", "f": "(f) second visit, cell 1"}
+    for key, label in labels.items():
+        print_bytes(label, tables[key])
+    for key in ("a", "floor_d"):
+        table = tables[key]
         if table:
             print(f"  for comparison, floor {key}: {table['total_bytes'] / 1e6:.2f} MB in {table['requests']} requests")
-    print(f"  (g) nothing fetched that the cell does not need: {verdict(checks['g'])}")
-    sizes = diagnostics.get("sizes_check_cell_2")
+    print(f"  (g) nothing fetched that the cell does not need: {verdict(nothing_unneeded)}")
+    bytes_d = tables["d"]
     if sizes and bytes_d:
         chromium_total = sum(sizes.values())
         print(
@@ -112,14 +160,16 @@ def analyse(rounds, diagnostics, info: SiteInfo, leaks, page_errors, args, elaps
             f"{len(sizes)} files (server: {bytes_d['total_bytes'] / 1e6:.2f} MB in {len(bytes_d['files'])} files)"
         )
 
-    where = where_time_goes(rounds)
+
+def print_where(where: dict[str, list[tuple[str, float]]]) -> None:
     print("\n== Where the time goes (medians, ms from navigation start) ==")
     for title, points in where.items():
         print(f"  {title}")
         for name, t in points:
             print(f"    {t:8.0f}  {name}")
 
-    observations = observe(rounds, diagnostics)
+
+def print_observations(observations: list[str], leaks: list[str], page_errors: list[str]) -> None:
     print("\n== Observations ==")
     for line in observations:
         print(f"  - {line}")
@@ -127,25 +177,6 @@ def analyse(rounds, diagnostics, info: SiteInfo, leaks, page_errors, args, elaps
         print("\n== Errors ==")
         for line in sorted(set(leaks)) + sorted(set(page_errors)):
             print(f"  {line}")
-    print(f"\n({elapsed / 60:.1f} min, load average now {os.getloadavg()[0]:.2f})")
-
-    return {
-        "config": {
-            "pairs": len(rounds),
-            "gzip": args.gzip,
-            "read_seconds": args.read_seconds,
-            "cpus": os.cpu_count(),
-        },
-        "goals": GOALS,
-        "medians_ms": med,
-        "ratios": ratios,
-        "checks": checks,
-        "samples_ms": series,
-        "bytes": {"b": bytes_b, "d": bytes_d, "f": bytes_f, **floors, "chromium_sizes_cell_2": sizes},
-        "where": where,
-        "observations": observations,
-        **raw_data(rounds, diagnostics, leaks, page_errors, elapsed),
-    }
 
 
 def raw_data(rounds, diagnostics, leaks, page_errors, elapsed: float) -> dict:
@@ -160,6 +191,7 @@ def raw_data(rounds, diagnostics, leaks, page_errors, elapsed: float) -> dict:
 
 
 def print_bytes(label: str, table: dict | None) -> None:
+    """(g) for one run: a line per file."""
     if not table:
         print(f"\n== (g) bytes for {label}: no successful run ==")
         return
