@@ -1,0 +1,228 @@
+"""The report: a line per round, then the figures against their goals, bytes, timelines and observations.
+
+``analyse`` prints it and returns it as the results file's data.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .analysis import byte_table, where_time_goes
+from .browser import Run
+from .built_site import SiteInfo
+from .figures import fmt_ms, fmt_ratio, fmt_s, median, ratio, verdict
+from .observations import observe
+from .scenarios import GOALS, metrics
+
+
+def round_line(number: int, runs: dict[str, Run]) -> str:
+    """One round's figures, and its runs' errors."""
+    m = metrics(runs)
+    errors = [f"{k}: {r.error}" for k, r in runs.items() if r.error]
+    line = (
+        f"round {number}: a {fmt_s(m['a'])}  b {fmt_s(m['b'])}  c {fmt_ms(m['c'])}  "
+        f"floor_d {fmt_s(m['floor_d'])}  d {fmt_s(m['d'])}  floor_e {fmt_ms(m['floor_e'])}  e {fmt_ms(m['e'])}  "
+        f"f {fmt_s(m['f'])}"
+    )
+    return line + ("".join(f"\n  error {e}" for e in errors) if errors else "")
+
+
+def analyse(rounds, diagnostics, info: SiteInfo, leaks, page_errors, args, elapsed: float) -> dict:
+    """Print the report of these runs; return it, with the runs, as the results file's data."""
+    judged = judge(rounds)
+    tables = byte_tables(rounds, info)
+    judged["checks"]["g"] = (
+        None if not (tables["b"] and tables["d"]) else not (tables["b"]["flagged"] or tables["d"]["flagged"])
+    )
+    sizes = diagnostics.get("sizes_check_cell_2")
+    where = where_time_goes(rounds)
+    observations = observe(rounds, diagnostics)
+    print_figures(len(rounds), judged)
+    print_byte_tables(tables, judged["checks"]["g"], sizes)
+    print_where(where)
+    print_observations(observations, leaks, page_errors)
+    print(f"\n({elapsed / 60:.1f} min, load average now {os.getloadavg()[0]:.2f})")
+    return {
+        "config": {
+            "pairs": len(rounds),
+            "gzip": args.gzip,
+            "read_seconds": args.read_seconds,
+            "cpus": os.cpu_count(),
+        },
+        "goals": GOALS,
+        "medians_ms": judged["medians"],
+        "ratios": judged["ratios"],
+        "checks": judged["checks"],
+        "samples_ms": judged["series"],
+        "bytes": {**tables, "chromium_sizes_cell_2": sizes},
+        "where": where,
+        "observations": observations,
+        **raw_data(rounds, diagnostics, leaks, page_errors, elapsed),
+    }
+
+
+def judge(rounds: list[dict[str, Run]]) -> dict:
+    """Each figure's samples (``series``) and median, the medians of the per-round ratios, the goals met."""
+    per_round = [metrics(r) for r in rounds]
+    series = {key: [m[key] for m in per_round] for key in ("a", "b", "c", "floor_d", "d", "floor_e", "e", "f")}
+    ratios = {
+        "b/a": median([ratio(m["b"], m["a"]) for m in per_round]),
+        "d/floor_d": median([ratio(m["d"], m["floor_d"]) for m in per_round]),
+        "e/floor_e": median([ratio(m["e"], m["floor_e"]) for m in per_round]),
+        "f/b": median([ratio(m["f"], m["b"]) for m in per_round]),
+    }
+    med = {key: median(values) for key, values in series.items()}
+    checks = {
+        "b/a": None if ratios["b/a"] is None else ratios["b/a"] <= GOALS["b/a"],
+        "c": None if med["c"] is None else med["c"] <= GOALS["c_s"] * 1000,
+        "d/floor_d": None if ratios["d/floor_d"] is None else ratios["d/floor_d"] <= GOALS["d/floor_d"],
+        "e": None if med["e"] is None else med["e"] <= GOALS["e_ms"],
+        "f/b": None if ratios["f/b"] is None else ratios["f/b"] <= GOALS["f/b"],
+    }
+    return {"series": series, "medians": med, "ratios": ratios, "checks": checks}
+
+
+def byte_tables(rounds: list[dict[str, Run]], info: SiteInfo) -> dict[str, dict | None]:
+    """(g): the bytes of the first successful run of (b), (d), (f) and the floors (a), floor_d."""
+    first_ok = lambda key: next((r[key] for r in rounds if key in r and not r[key].error), None)  # noqa: E731
+    needed = {
+        "b": (info.closure("numpy", "posenc"), False),
+        "d": (info.closure("numpy", "posenc", "matplotlib"), True),
+        "f": (info.closure("numpy", "posenc"), False),
+        "a": (info.closure("numpy", "matplotlib"), True),
+        "floor_d": (info.closure("numpy", "matplotlib"), True),
+    }
+    return {
+        key: byte_table(first_ok(key), info, wheels, fonts) if first_ok(key) else None
+        for key, (wheels, fonts) in needed.items()
+    }
+
+
+def print_figures(count: int, judged: dict) -> None:
+    med, ratios, checks = judged["medians"], judged["ratios"], judged["checks"]
+    print("\n== First output (medians of", count, "interleaved rounds; times from navigation start) ==")
+    rows = [
+        ("(a) floor: bare Pyodide + numpy imported", fmt_s(med["a"]), "", ""),
+        (
+            "(b) lesson cell 1, Run at load -> output",
+            fmt_s(med["b"]),
+            f"(b)/(a) = {fmt_ratio(ratios['b/a'])}",
+            f"<= {GOALS['b/a']}: {verdict(checks['b/a'])}",
+        ),
+        (
+            "(c) Run after 8 s reading -> output",
+            fmt_ms(med["c"]),
+            "click -> output",
+            f"<= {GOALS['c_s']} s: {verdict(checks['c'])}",
+        ),
+        ("floor_d: bare + matplotlib + cell 2 to PNG", fmt_s(med["floor_d"]), "", ""),
+        (
+            "(d) cell 2 heatmap, Run at load -> figure",
+            fmt_s(med["d"]),
+            f"(d)/floor = {fmt_ratio(ratios['d/floor_d'])}",
+            f"<= {GOALS['d/floor_d']}: {verdict(checks['d/floor_d'])}",
+        ),
+        ("floor_e: cell 2 run again in floor_d", fmt_ms(med["floor_e"]), "", ""),
+        (
+            "(e) heatmap Run again -> figure",
+            fmt_ms(med["e"]),
+            f"(e)/floor = {fmt_ratio(ratios['e/floor_e'])}",
+            f"<= {GOALS['e_ms']:.0f} ms: {verdict(checks['e'])}",
+        ),
+        (
+            "(f) second visit, warm profile -> output",
+            fmt_s(med["f"]),
+            f"(f)/(b) = {fmt_ratio(ratios['f/b'])}",
+            f"<= {GOALS['f/b']}: {verdict(checks['f/b'])}",
+        ),
+    ]
+    for row in rows:
+        print(f"  {row[0]:<44} {row[1]:>9}   {row[2]:<20} {row[3]}")
+    print("  samples (ms):")
+    for key, values in judged["series"].items():
+        print(f"    {key:<8} " + " ".join("   n/a" if v is None else f"{v:6.0f}" for v in values))
+
+
+def print_byte_tables(tables: dict[str, dict | None], nothing_unneeded: bool | None, sizes: dict | None) -> None:
+    labels = {"b": "(b) cell 1", "d": "(d) cell 2", "f": "(f) second visit, cell 1"}
+    for key, label in labels.items():
+        print_bytes(label, tables[key])
+    for key in ("a", "floor_d"):
+        table = tables[key]
+        if table:
+            print(f"  for comparison, floor {key}: {table['total_bytes'] / 1e6:.2f} MB in {table['requests']} requests")
+    print(f"  (g) nothing fetched that the cell does not need: {verdict(nothing_unneeded)}")
+    bytes_d = tables["d"]
+    if sizes and bytes_d:
+        chromium_total = sum(sizes.values())
+        print(
+            f"  cross-check, cell 2: Chromium's request.sizes() counts {chromium_total / 1e6:.2f} MB in "
+            f"{len(sizes)} files (server: {bytes_d['total_bytes'] / 1e6:.2f} MB in {len(bytes_d['files'])} files)"
+        )
+
+
+def print_where(where: dict[str, list[tuple[str, float]]]) -> None:
+    print("\n== Where the time goes (medians, ms from navigation start) ==")
+    for title, points in where.items():
+        print(f"  {title}")
+        for name, t in points:
+            print(f"    {t:8.0f}  {name}")
+
+
+def print_observations(observations: list[str], leaks: list[str], page_errors: list[str]) -> None:
+    print("\n== Observations ==")
+    for line in observations:
+        print(f"  - {line}")
+    if leaks or page_errors:
+        print("\n== Errors ==")
+        for line in sorted(set(leaks)) + sorted(set(page_errors)):
+            print(f"  {line}")
+
+
+def raw_data(rounds, diagnostics, leaks, page_errors, elapsed: float) -> dict:
+    """What was measured, as JSON (``--from-json`` reads it back)."""
+    return {
+        "leaks": sorted(set(leaks)),
+        "page_errors": sorted(set(page_errors)),
+        "elapsed_s": elapsed,
+        "rounds": [{k: r.summary() for k, r in runs.items()} for runs in rounds],
+        "diagnostics": {k: _runs_to_json(v) for k, v in diagnostics.items()},
+    }
+
+
+def print_bytes(label: str, table: dict | None) -> None:
+    """(g) for one run: a line per file."""
+    if not table:
+        print(f"\n== (g) bytes for {label}: no successful run ==")
+        return
+    print(f"\n== (g) bytes for {label}: {table['total_bytes'] / 1e6:.2f} MB in {table['requests']} requests ==")
+    for row in table["files"]:
+        name = row["path"] if len(row["path"]) <= 60 else "…" + row["path"][-59:]
+        print(
+            f"  {row['bytes']:>10,}  {name:<60} {row['category']:<24} x{row['requests']} {row['status']} "
+            f"{row['encoding'] or '-':<4} {','.join(row['by'])}  {row['flag']}"
+        )
+
+
+def _runs_to_json(value: object) -> object:
+    if isinstance(value, Run):
+        return value.summary()
+    if isinstance(value, list):
+        return [_runs_to_json(v) for v in value]
+    return value
+
+
+def runs_from_json(value: object) -> object:
+    if isinstance(value, dict) and "marks" in value and "kind" in value:
+        return Run.from_summary(value)
+    if isinstance(value, list):
+        return [runs_from_json(v) for v in value]
+    return value
+
+
+def json_default(value: object) -> object:
+    if isinstance(value, set):
+        return sorted(value)
+    if isinstance(value, Run):
+        return value.summary()
+    raise TypeError(type(value))
