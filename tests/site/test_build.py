@@ -127,7 +127,7 @@ def test_math_is_mathml_and_no_tex_is_left(good_project: Path):
 
 def test_site_serves_pyodide_posenc_and_runtime(good_project: Path):
     site = good_project / "site"
-    runtime = json.loads((site / "assets/course/runtime.json").read_text())
+    runtime = json.loads((site / "assets/course/worker-settings.json").read_text())
     lock = json.loads((site / "assets/course" / runtime["lock_file_url"]).read_text())
     posenc = lock["packages"]["posenc"]
     wheel = (site / "assets/course" / runtime["pyodide_index_url"] / posenc["file_name"]).resolve()
@@ -148,8 +148,9 @@ def test_pages_with_cells_start_python_first_thing_in_head(good_project: Path):
     digest = base64.b64encode(hashlib.sha256(starter[2].encode()).digest()).decode()
     assert f"'sha256-{digest}'" in head
     worker, version = starter[1].split("?v=")
-    assert (good_project / "site/lessons/lesson" / worker).resolve() == good_project / "site/assets/course/js/worker.js"
-    assert version == json.loads((good_project / "site/assets/course/runtime.json").read_text())["version"]
+    site = good_project / "site"
+    assert (site / "lessons/lesson" / worker).resolve() == site / "assets/course/js/worker/main.js"
+    assert version == json.loads((good_project / "site/assets/course/worker-settings.json").read_text())["version"]
     assert "data-worker" not in (good_project / "site/index.html").read_text()
 
 
@@ -190,7 +191,7 @@ def test_cdn_option_serves_pyodide_from_the_cdn_and_posenc_from_the_site(tmp_pat
     done = build(project)
     assert done.returncode == 0, done.stderr
     site = project / "site"
-    runtime = json.loads((site / "assets/course/runtime.json").read_text())
+    runtime = json.loads((site / "assets/course/worker-settings.json").read_text())
     assert runtime["pyodide_index_url"] == cdn
     assert not (site / "pyodide/v0.27.7/pyodide.asm.wasm").exists()
     lock = json.loads((site / "assets/course" / runtime["lock_file_url"]).read_text())

@@ -1,7 +1,7 @@
 """Run a page's cells at build time in CPython and keep their outputs.
 
 The page's cells run in order in one namespace, in a child process (so a cell
-cannot hang or pollute the build), through the same ``course_runtime`` module
+cannot hang or pollute the build), through the same ``cell_exec`` module
 that the browser's worker uses. Results are cached by the cells' text, the
 posenc source and the runner, so an unchanged rebuild does not run anything.
 
@@ -182,7 +182,7 @@ class _Capture(io.TextIOBase):
 
 def _run_cells(cells: list[dict[str, str]]) -> dict:
     """Run cells in one namespace; stop at the first that raises."""
-    from course_runtime import install_input_guard, run_cell
+    from cell_exec import install_input_guard, run_cell
 
     install_input_guard()
     namespace: dict[str, object] = {"__name__": "__main__"}

@@ -7,7 +7,7 @@ Layout under the site folder::
     assets/course/js|css|vendor|py/   the cell runner
     assets/course/wheels/<hash>/posenc-<version>-py3-none-any.whl
     assets/course/pyodide-lock-<hash>.json   the official lock, trimmed, plus posenc
-    assets/course/runtime.json   where all of the above is, for the Python worker
+    assets/course/worker-settings.json   where all of the above is, for the Python worker
     assets/course/figures/<hash>.png   build-time figures of the cells
 """
 
@@ -34,9 +34,9 @@ from .wheel import Wheel, build_wheel
 ASSETS = Path(__file__).parent / "assets"
 SITE_FOLDER = "assets/course"
 STYLESHEETS = [f"{SITE_FOLDER}/css/course.css", f"{SITE_FOLDER}/math.css"]
-LOADER = f"{SITE_FOLDER}/js/loader.js"
-WORKER = f"{SITE_FOLDER}/js/worker.js"
-STARTER = Path(__file__).with_name("starter.js")
+ENHANCE = f"{SITE_FOLDER}/js/enhance.js"
+WORKER = f"{SITE_FOLDER}/js/worker/main.js"
+WORKER_PRESTART = Path(__file__).with_name("worker_prestart.js")
 """Inlined at the top of ``<head>`` on pages with cells: starts the Python worker during parsing."""
 FONT_CACHE = "matplotlib-fontlist.json"
 """matplotlib's font list, prebuilt in Pyodide by scripts/matplotlib_font_cache.mjs."""
@@ -172,9 +172,9 @@ def _runner_digest() -> str:
 
 
 def starter_script(page_url: str, runtime: Runtime) -> str:
-    """The inline ``<script>`` that starts the page's Python worker from ``<head>`` (starter.js)."""
+    """The inline ``<script>`` that starts the page's Python worker from ``<head>`` (worker_prestart.js)."""
     worker = f"{get_relative_url(WORKER, page_url)}?v={runtime.version}"
-    return tag("script", {"data-worker": worker}, Raw(_script_code(STARTER))).html
+    return tag("script", {"data-worker": worker}, Raw(_script_code(WORKER_PRESTART))).html
 
 
 def _script_code(path: Path) -> str:
@@ -199,7 +199,7 @@ def publish(bundle: Bundle, runtime: Runtime, site_dir: Path) -> None:
     wheel_dir.mkdir(parents=True, exist_ok=True)
     shutil.copy2(bundle.wheel.path, wheel_dir / bundle.wheel.file_name)
     (course / runtime.lock_name).write_text(runtime.lock_text)
-    (course / "runtime.json").write_text(json.dumps(runtime.config, indent=2))
+    (course / "worker-settings.json").write_text(json.dumps(runtime.config, indent=2))
 
 
 def figure_path(png: bytes) -> str:
@@ -246,14 +246,14 @@ def packages_for(code: str, packages_by_import: dict[str, str]) -> list[str]:
 
 
 def imported_modules(code: str) -> set[str]:
-    """The modules ``code`` uses, as the browser's worker sees them (``course_runtime``)."""
-    return _course_runtime().module_references(code)
+    """The modules ``code`` uses, as the browser's worker sees them (``cell_exec``)."""
+    return _cell_exec().module_references(code)
 
 
 @lru_cache(maxsize=1)
-def _course_runtime() -> ModuleType:
+def _cell_exec() -> ModuleType:
     """The runner's Python side, shipped as a file for the browser; loaded from it here too."""
-    spec = importlib.util.spec_from_file_location("course_runtime", ASSETS / "py" / "course_runtime.py")
+    spec = importlib.util.spec_from_file_location("cell_exec", ASSETS / "py" / "cell_exec.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

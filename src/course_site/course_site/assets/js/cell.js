@@ -11,7 +11,9 @@
  * Python output only ever reaches the page as text nodes.
  */
 
-/* CodeMirror, loaded with the first editor (or earlier by loader.js). */
+import { MessageType } from "./protocol.js";
+
+/* CodeMirror, loaded with the first editor (or earlier by enhance.js). */
 let codemirror = null;
 export const loadCodeMirror = () => (codemirror ??= import("../vendor/codemirror.js"));
 
@@ -324,37 +326,37 @@ export class Cell {
           this.setStatus(msg.position > 1 ? `Queued (${msg.position} ahead)` : "Queued…", "queued");
         }
         break;
-      case "progress": {
+      case MessageType.PROGRESS: {
         const label = this.packageLabel(msg.packages || []);
         this.setProgressStatus(progressText(`Loading ${label}`, msg.loaded, msg.total), "loading-packages", msg);
         break;
       }
-      case "started":
+      case MessageType.STARTED:
         this.beginLiveOutput();
         this.setStatus("Running…", "running");
         break;
-      case "stream":
+      case MessageType.STREAM:
         this.pending.push([msg.stream, msg.text]);
         if (!this.frame) this.frame = requestAnimationFrame(() => this.flush());
         break;
-      case "result":
+      case MessageType.RESULT:
         this.append("result", msg.text);
         break;
-      case "error":
+      case MessageType.ERROR:
         this.append("error", msg.text);
         break;
-      case "figure":
+      case MessageType.FIGURE:
         this.appendFigure(msg.png, msg.alt);
         break;
-      case "capped":
+      case MessageType.CAPPED:
         this.flush();
         this.notice(`Output limit reached (${msg.maxLines} lines or ${Math.round(msg.maxChars / 1000)} kB per run); the rest is dropped.`);
         break;
-      case "dropped":
+      case MessageType.DROPPED:
         this.flush();
         this.notice(`… ${msg.lines.toLocaleString("en")} line${msg.lines === 1 ? "" : "s"} dropped (${formatMB(msg.chars)} MB of output not shown).`, "dropped");
         break;
-      case "done":
+      case MessageType.DONE:
         this.finish(job, msg);
         break;
       default:

@@ -1,10 +1,10 @@
 /* Course cells and quizzes: the page entry point.
  *
- *   <script type="module" src="…/assets/course/js/loader.js"></script>
+ *   <script type="module" src="…/assets/course/js/enhance.js"></script>
  *
  * Does nothing on a page without .course-cell or .course-quiz.  With cells it
- * takes the page's kernel (boot.js; its worker, started from <head> by
- * starter.js, is already loading Python off the main thread) and turns each
+ * takes the page's kernel (page_kernel.js; its worker, started from <head> by
+ * worker_prestart.js, is already loading Python off the main thread) and turns each
  * cell into an editor; a Run clicked before Python is ready just waits for it.
  * Works with Material's instant navigation (document$) as well as plain loads.
  */
@@ -14,7 +14,7 @@ let page = null; // { kernel, cells, path }
 async function enhanceCells(roots) {
   const [{ Cell, loadCodeMirror }, { boot, whenPythonIdle }] = await Promise.all([
     import("./cell.js"),
-    import("./boot.js"),
+    import("./page_kernel.js"),
   ]);
   const { kernel } = boot();
   // Cells make their editors as they come near the viewport; once Python is
@@ -39,7 +39,7 @@ async function init() {
   if (page && page.path !== path) {
     // Instant navigation replaced the content: the old page's Python goes away.
     page.kernel?.dispose();
-    import("./boot.js").then((m) => m.forget());
+    import("./page_kernel.js").then((m) => m.forget());
     for (const cell of page.cells || []) cell.destroy();
     page = null;
   }

@@ -1,7 +1,7 @@
 """Run one course cell the way a notebook/REPL does.
 
 Shared by the browser (the Pyodide worker imports it from
-``assets/course/py/course_runtime.py``) and by the site build (the MkDocs
+``assets/course/py/cell_exec.py``) and by the site build (the MkDocs
 plugin imports it in CPython to precompute outputs).  Pure standard library;
 nothing here imports ``js`` or ``pyodide``.
 
