@@ -2,12 +2,19 @@
  *
  *   <script type="module" src="…/assets/course/js/enhance.js"></script>
  *
- * Does nothing on a page without .course-cell or .course-quiz.  With cells it
+ * Does nothing on a page without cells (.course-cell) or quizzes (.course-quiz).  With cells it
  * takes the page's kernel (page_kernel.js; its worker, started from <head> by
  * worker_prestart.js, is already loading Python off the main thread) and turns each
  * cell into an editor; a Run clicked before Python is ready just waits for it.
  * Works with Material's instant navigation (document$) as well as plain loads.
  */
+
+import names from "./dom.json" with { type: "json" };
+
+const CELL = names.cell;
+const QUIZ = names.quiz;
+const CELLS = `.${CELL.root}:not(.${CELL.live})`;
+const QUIZZES = `form.${QUIZ.root}:not([${names.quizData.enhanced}])`;
 
 let page = null; // { kernel, cells, path }
 
@@ -23,14 +30,14 @@ async function enhanceCells(roots) {
   whenPythonIdle(kernel, () => loadCodeMirror());
   const cells = [];
   for (const root of roots) {
-    if (root.classList.contains("course-cell--live")) continue;
+    if (root.classList.contains(CELL.live)) continue;
     try {
       cells.push(new Cell(root, kernel));
     } catch (err) {
       console.error("course: could not enhance", root, err); // the static block stays
     }
   }
-  for (const cell of cells) if (cell.root.dataset.autorun === "true") cell.run();
+  for (const cell of cells) if (cell.root.getAttribute(names.cellData.autorun) === "true") cell.run();
   return { kernel, cells };
 }
 
@@ -43,12 +50,12 @@ async function init() {
     for (const cell of page.cells || []) cell.destroy();
     page = null;
   }
-  const quizzes = document.querySelectorAll("form.course-quiz:not([data-course-quiz])");
+  const quizzes = document.querySelectorAll(QUIZZES);
   if (quizzes.length) {
-    for (const form of quizzes) form.dataset.courseQuiz = "";
+    for (const form of quizzes) form.setAttribute(names.quizData.enhanced, "");
     import("./quiz.js").then(({ initQuizzes }) => initQuizzes(quizzes));
   }
-  const roots = [...document.querySelectorAll(".course-cell:not(.course-cell--live)")];
+  const roots = [...document.querySelectorAll(CELLS)];
   if (!roots.length || page) return;
   page = { path, cells: [], kernel: null };
   const current = page;

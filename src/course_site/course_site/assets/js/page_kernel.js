@@ -36,7 +36,7 @@ function start() {
 }
 
 /** Run `fn` when the page is idle (or soon, where requestIdleCallback is missing). */
-export function whenIdle(fn) {
+function whenIdle(fn) {
   if ("requestIdleCallback" in window) requestIdleCallback(() => fn(), { timeout: 2000 });
   else setTimeout(fn, 300);
 }
