@@ -27,6 +27,7 @@ export class Kernel extends EventTarget {
     this.state = "idle"; // idle | loading | ready | failed | disposed
     this.worker = null;
     this.settings = null; // the settings file, as the worker read it
+    this.settingsURL = null; // where it is: its paths are relative to it
     this.queue = []; // jobs waiting to be sent
     this.current = null; // job sent to the worker
     this.progress = { phase: "core", loaded: 0, total: 0 };
@@ -192,6 +193,7 @@ export class Kernel extends EventTarget {
     switch (msg.type) {
       case MessageType.SETTINGS:
         this.settings = msg.settings;
+        this.settingsURL = msg.url;
         return;
       case MessageType.PROGRESS:
         this.progress = { phase: msg.phase, loaded: msg.loaded, total: msg.total };

@@ -7,9 +7,6 @@
  * or a first Run for the CPU.
  */
 import { Kernel } from "./kernel.js";
-import { SETTINGS_PATH } from "./protocol.js";
-
-const SETTINGS_URL = new URL(SETTINGS_PATH, import.meta.url);
 
 let booting = null;
 
@@ -73,7 +70,7 @@ function registerServiceWorkerOnceIdle(kernel) {
   whenPythonIdle(kernel, () => {
     const settings = kernel.settings;
     if (!settings?.service_worker) return;
-    const url = new URL(settings.service_worker, SETTINGS_URL);
+    const url = new URL(settings.service_worker, kernel.settingsURL);
     if (settings.version) url.searchParams.set("v", settings.version);
     if (settings.pyodide_version) url.searchParams.set("pyodide", settings.pyodide_version);
     navigator.serviceWorker.register(url, { type: "module" }).catch((err) => console.warn("course: service worker not registered:", err));

@@ -38,7 +38,7 @@ export const MessageType = Object.freeze({
 
 /* worker -> page */
 
-/** @typedef {{type: "settings", settings: object}} SettingsMessage  the settings file, read as the worker starts */
+/** @typedef {{type: "settings", settings: object, url: string}} SettingsMessage  the settings file (at `url`; its paths are relative to it), read as the worker starts */
 /** @typedef {{type: "progress", phase: "core"|"packages", loaded: number, total: number, id: number|null, packages: string[]}} ProgressMessage  bytes downloaded */
 /** @typedef {{type: "ready", version: string}} ReadyMessage  Python is ready */
 /** @typedef {{type: "init-error", message: string}} InitErrorMessage  Python could not start */
@@ -53,9 +53,6 @@ export const MessageType = Object.freeze({
 
 /** Output kept per run (beyond it the rest is dropped), and the time limit (0: none). */
 export const DEFAULT_LIMITS = Object.freeze({ maxLines: 2000, maxChars: 200000, timeLimitS: 0 });
-
-/** Where the site's settings file is, relative to the js/ folder. */
-export const SETTINGS_PATH = "../worker-settings.json";
 
 /* Cache policy.
  *

@@ -1,7 +1,7 @@
 /* Python's boot in the worker: read the site's settings file, start every big
  * download, load Pyodide and the preloaded packages, and import the Python side
  * (../../py/worker_bridge.py and cell_exec.py, written into Pyodide's file system). */
-import { cacheNames, MessageType, SETTINGS_PATH } from "../protocol.js";
+import { cacheNames, MessageType } from "../protocol.js";
 import {
   configure, countBody, fetchDirect, fetchOrKept, importScript, keepScriptsInCache, prefetch, provide, useLock,
 } from "./network.js";
@@ -12,19 +12,16 @@ const HOST_MODULE = "_course_host";
 const PYTHON_DIR = "/home/pyodide/.course";
 const PYTHON_FILES = ["cell_exec.py", "worker_bridge.py"]; // in ../../py/
 
-/* The site's settings file; the paths in it are relative to it. */
-const SETTINGS_URL = new URL(`../${SETTINGS_PATH}`, self.location.href);
-
-/** The settings file, as the site wrote it. */
-export async function readSettings() {
-  const response = await fetchDirect(SETTINGS_URL, { cache: "no-cache" });
-  if (!response.ok) throw new Error(`could not load ${SETTINGS_URL.pathname}: HTTP ${response.status}`);
+/** The settings file at `url`, as the site wrote it, from `responsePromise` (its fetch). */
+export async function readSettings(url, responsePromise) {
+  const response = await responsePromise;
+  if (!response.ok) throw new Error(`could not load ${url.pathname}: HTTP ${response.status}`);
   return response.json();
 }
 
-/** The settings the worker uses, with absolute URLs. */
-export function workerSettings(file) {
-  const at = (path) => new URL(path, SETTINGS_URL).href;
+/** The settings the worker uses, from the settings `file` at `fileURL`, with absolute URLs. */
+export function workerSettings(file, fileURL) {
+  const at = (path) => new URL(path, fileURL).href;
   const sizes = file.download_bytes || {};
   const preload = file.preload_packages || [];
   // Offline copies where the page can register the service worker (page_kernel.js), which cleans them on upgrade.

@@ -9,7 +9,7 @@
 import { offlineCacheFor } from "../protocol.js";
 import { packageSizes, postProgress, progress } from "./progress.js";
 
-/** The browser's fetch, for what is neither counted nor kept (the settings, the Python files). */
+/** The browser's fetch, for what is neither counted nor kept (the Python files). */
 export const fetchDirect = self.fetch.bind(self);
 
 const prefetched = new Map(); // absolute URL -> Promise<Response> (used once)

@@ -107,27 +107,35 @@ function isFatal(err) {
   return !(err && err.constructor && err.constructor.name === "PythonError");
 }
 
-/* Boot Python at once; runs wait in `queue` behind the boot and each other. */
-async function boot() {
-  const file = await readSettings();
-  self.postMessage({ type: MessageType.SETTINGS, settings: file });
-  const settings = workerSettings(file);
+async function boot(settingsURL, settingsResponse) {
+  const file = await readSettings(settingsURL, settingsResponse);
+  self.postMessage({ type: MessageType.SETTINGS, settings: file, url: settingsURL.href });
+  const settings = workerSettings(file, settingsURL);
   const { pyodide, bridge } = await startPython(settings);
   if (interruptView) pyodide.setInterruptBuffer(interruptView);
   python = { pyodide, bridge, importPackages: pyodide.toPy(settings.importPackages) };
 }
 
-let queue = boot().then(
-  () => self.postMessage({ type: MessageType.READY, version: python.pyodide.version }),
-  (err) => {
-    // The page shows the message and never sends a run to this worker.
-    console.error("course worker: Python could not start", err);
-    self.postMessage({ type: MessageType.INIT_ERROR, message: String(err && err.message ? err.message : err).split("\n")[0] });
-  },
-);
+let queue = null; // runs wait here behind the boot and each other
 
-/** Handle one message from the page. */
-export function receive(msg) {
+/**
+ * Boot Python from the settings file at `settingsURL` (`settingsResponse`: its
+ * fetch, under way), then handle the page's messages, `early` ones first.
+ */
+export function start(settingsURL, settingsResponse, early) {
+  queue = boot(settingsURL, settingsResponse).then(
+    () => self.postMessage({ type: MessageType.READY, version: python.pyodide.version }),
+    (err) => {
+      // The page shows the message and never sends a run to this worker.
+      console.error("course worker: Python could not start", err);
+      self.postMessage({ type: MessageType.INIT_ERROR, message: String(err && err.message ? err.message : err).split("\n")[0] });
+    },
+  );
+  self.onmessage = (event) => receive(event.data);
+  for (const msg of early.splice(0)) receive(msg);
+}
+
+function receive(msg) {
   if (msg.type === MessageType.INTERRUPT_BUFFER) {
     interruptView = new Int32Array(msg.buffer);
     python?.pyodide.setInterruptBuffer(interruptView);
