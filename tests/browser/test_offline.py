@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
-from runner_fixture import LESSON, LOAD_TIMEOUT_MS, guarded_page, run
+from runner_fixture import LESSON, LOAD_TIMEOUT_MS, PYODIDE_VERSION, guarded_page, run
 
 pytest.importorskip("playwright")
 from playwright.sync_api import expect
@@ -55,9 +55,11 @@ def test_first_visit_fills_the_caches_then_the_lesson_runs_offline(browser, site
         wait_until(page, "navigator.serviceWorker.controller !== null", bool)
         # What the first visit downloaded is kept, each file once, by the Python worker itself
         # (the scripts, which it runs with importScripts, right after Python is ready).
-        expected = {f"/pyodide/v0.27.7/{name}" for name in ("pyodide.asm.wasm", "python_stdlib.zip", "pyodide.asm.js")}
-        wait_until_cached(page, lambda kept: expected <= set(kept.get("course-pyodide-0.27.7", [])))
-        pyodide = page.evaluate(CACHED)["course-pyodide-0.27.7"]
+        index = f"/pyodide/v{PYODIDE_VERSION}/"
+        expected = {index + name for name in ("pyodide.asm.wasm", "python_stdlib.zip", "pyodide.asm.js")}
+        cache = f"course-pyodide-{PYODIDE_VERSION}"
+        wait_until_cached(page, lambda kept: expected <= set(kept.get(cache, [])))
+        pyodide = page.evaluate(CACHED)[cache]
         assert len(pyodide) == len(set(pyodide))
         assert any(path.endswith(".whl") and "numpy" in path for path in pyodide)
         assert not any("matplotlib" in path for path in pyodide)  # not imported yet, not fetched

@@ -18,6 +18,8 @@ sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from runner_fixture import (
     FINAL_STATE,
     LOAD_TIMEOUT_MS,
+    PYODIDE_VERSION,
+    SETTINGS_FILE,
     STATUS_RECORDER,
     get_code,
     guarded_page,
@@ -37,7 +39,7 @@ pytestmark = pytest.mark.browser
 def page(browser, built_site, serve, tmp_path_factory):
     folder = make_fixture_site(built_site, tmp_path_factory.mktemp("runner") / "site")
     with guarded_page(browser, serve(folder) + "fixture/", init_script=STATUS_RECORDER) as (page, _problems):
-        page.runtime = json.loads((folder / "assets/course/runtime.json").read_text())
+        page.settings = json.loads((folder / SETTINGS_FILE).read_text())
         yield page
 
 
@@ -60,8 +62,8 @@ def test_enhances_static_cells(page):
 def test_progress_then_ready(page):
     # Loading starts by itself when the page is idle and reports bytes.
     expect(page.locator("#cell-1 .course-cell__status")).to_have_text("Python is ready", timeout=LOAD_TIMEOUT_MS)
-    sizes = page.runtime["download_bytes"]
-    total = (sizes["core"] + sum(sizes[name] for name in page.runtime["preload_packages"])) / 1e6
+    sizes = page.settings["download_bytes"]
+    total = (sizes["core"] + sum(sizes[name] for name in page.settings["preload_packages"])) / 1e6
     log = page.evaluate("window.__statusLog")
     progress = [re.fullmatch(r"Loading Python… ([\d.]+) / ([\d.]+) MB", text) for text in log]
     loaded = [float(m[1]) for m in progress if m]
@@ -123,7 +125,7 @@ def test_traceback_uses_the_cells_line_numbers(page):
     assert 'File "<cell 3>", line 4, in <module>' in text
     assert 'File "<cell 3>", line 2, in ratio' in text
     assert text.rstrip().endswith("ZeroDivisionError: division by zero")
-    assert "course_runtime" not in text
+    assert "cell_exec" not in text and "worker_bridge" not in text
     assert "_pyodide" not in text
 
 
@@ -171,7 +173,7 @@ def test_matplotlib_uses_the_prebuilt_font_list(page):
         "#cell-5",
         "from matplotlib import font_manager\ngetattr(font_manager.fontManager, '_course_prebuilt', 'rebuilt')",
     )
-    expect(output).to_contain_text("Pyodide 0.27.7, scripts/matplotlib_font_cache.mjs")
+    expect(output).to_contain_text(f"Pyodide {PYODIDE_VERSION}, scripts/matplotlib_font_cache.mjs")
     expect(output).not_to_contain_text("building the font cache")
 
 

@@ -1,4 +1,4 @@
-"""The page's time limit (runtime.json ``time_limit_s``) stops a cell and says so."""
+"""The page's time limit (worker-settings.json ``time_limit_s``) stops a cell and says so."""
 
 from __future__ import annotations
 

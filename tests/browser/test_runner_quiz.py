@@ -76,4 +76,8 @@ def test_without_javascript_cells_read_as_code_and_output(open_page, fixture_url
     expect(page.locator("#cell-1 .course-cell__static")).to_contain_text('greeting = "hello"')
     expect(page.locator("#cell-1 .course-out--stdout")).to_have_text("hello 0\nhello 1\nhello 2\n")
     expect(page.locator("#cell-3 .course-out--error")).to_contain_text("ZeroDivisionError")
+    # No dead buttons: the toolbar waits, hidden, for the script that makes it work.
+    expect(page.locator(".course-cell__toolbar").first).to_be_hidden()
+    expect(page.locator(".course-cell__button--run")).to_have_count(7)
+    expect(page.locator("#cell-1 .course-cell__label")).to_be_hidden()
     expect(page.locator(".course-quiz__answers")).to_have_count(2)

@@ -1,4 +1,4 @@
-"""course_runtime.run_cell in CPython (the module the Pyodide worker also runs).
+"""cell_exec.run_cell in CPython (the module the Pyodide worker also runs).
 
 Not a browser test: the plugin imports the same file at build time, so its
 behaviour is pinned here without Chromium.
@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-RUNTIME = Path(__file__).resolve().parents[2] / "src/course_site/course_site/assets/py/course_runtime.py"
+RUNTIME = Path(__file__).resolve().parents[2] / "src/course_site/course_site/assets/py/cell_exec.py"
 
 
 @pytest.fixture(scope="module")
 def runtime():
-    spec = importlib.util.spec_from_file_location("course_runtime_under_test", RUNTIME)
+    spec = importlib.util.spec_from_file_location("cell_exec_under_test", RUNTIME)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -105,7 +105,7 @@ def test_traceback_trimmed_to_the_cells_lines(runtime):
     assert 'File "<cell 2>", line 3, in <module>\n    ratio(x, 0)' in text
     assert 'File "<cell 1>", line 2, in ratio\n    return a / b' in text
     assert text.rstrip().endswith("ZeroDivisionError: division by zero")
-    assert "course_runtime" not in text
+    assert "cell_exec" not in text
     assert str(RUNTIME) not in text
 
 

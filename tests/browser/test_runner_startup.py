@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
-from runner_fixture import LESSON, LOAD_TIMEOUT_MS, get_code, guarded_page, make_fixture_site, run
+from runner_fixture import LESSON, LOAD_TIMEOUT_MS, SETTINGS_FILE, get_code, guarded_page, make_fixture_site, run
 
 pytest.importorskip("playwright")
 from playwright.sync_api import expect
@@ -96,14 +96,14 @@ def test_no_worker_allowed(browser, serve, fixture_folder):
         assert "greeting" in get_code(page, "#cell-1")
 
 
-def test_missing_runtime_json(browser, serve, fixture_folder):
+def test_missing_settings_file(browser, serve, fixture_folder):
     # The fixture's assets/course is a copy, so this changes only this site.
-    runtime = fixture_folder / "assets/course/runtime.json"
-    saved = runtime.read_text()
-    runtime.unlink()
+    settings = fixture_folder / SETTINGS_FILE
+    saved = settings.read_text()
+    settings.unlink()
     try:
         with guarded_page(browser, serve(fixture_folder) + "fixture/") as (page, _):
             notice = failure_notice(page, "#cell-2")
-            expect(notice).to_contain_text("could not load /assets/course/runtime.json: HTTP 404")
+            expect(notice).to_contain_text(f"could not load /{SETTINGS_FILE}: HTTP 404")
     finally:
-        runtime.write_text(saved)
+        settings.write_text(saved)

@@ -123,6 +123,17 @@ def test_cells_render_with_precomputed_output_in_page_order(good_project: Path):
     assert (good_project / "site/lessons/lesson" / source).resolve().read_bytes().startswith(b"\x89PNG")
 
 
+def test_cells_render_their_whole_structure_with_the_toolbar_hidden(good_project: Path):
+    html = lesson_html(good_project)
+    # The build writes the buttons, the status and the output region; the script only reveals the toolbar.
+    assert html.count('<div class="course-cell__toolbar" hidden>') == 3
+    for kind in ("run", "stop", "reset"):
+        assert html.count(f'<button type="button" class="course-cell__button course-cell__button--{kind}"') == 3
+    assert html.count('<span class="course-cell__status" role="status">') == 3
+    assert html.count('class="course-cell__output" data-precomputed=') == 3
+    assert 'role="log" aria-live="polite" aria-label="Output of cell 1"' in html
+
+
 def test_math_is_mathml_and_no_tex_is_left(good_project: Path):
     html = lesson_html(good_project)
     assert html.count("<math") == 2 and 'display="block"' in html
@@ -153,8 +164,9 @@ def test_pages_with_cells_start_python_first_thing_in_head(good_project: Path):
     digest = base64.b64encode(hashlib.sha256(starter[2].encode()).digest()).decode()
     assert f"'sha256-{digest}'" in head
     worker, version = starter[1].split("?v=")
-    assert (good_project / "site/lessons/lesson" / worker).resolve() == good_project / "site/assets/course/js/worker.js"
-    assert version == json.loads((good_project / "site" / SETTINGS).read_text())["version"]
+    site = good_project / "site"
+    assert (site / "lessons/lesson" / worker).resolve() == site / "assets/course/js/worker/main.js"
+    assert version == json.loads((site / SETTINGS).read_text())["version"]
     assert "data-worker" not in (good_project / "site/index.html").read_text()
 
 

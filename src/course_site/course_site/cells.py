@@ -1,7 +1,10 @@
-"""The HTML of a runnable cell: highlighted code, precomputed output, download note.
+"""The HTML of a runnable cell: highlighted code, toolbar, output, download note.
 
-Without JavaScript the cell reads as a highlighted code block followed by the
-output it produced at build time; ``assets/js/cell.js`` turns it into an editor.
+The build writes the cell's whole structure; ``assets/js/cell.js`` only finds
+and enhances it (the class names and attributes both use are in
+``assets/js/dom.json``).  Without JavaScript the cell reads as a highlighted
+code block followed by the output it produced at build time: the toolbar, whose
+buttons need JavaScript, stays ``hidden`` until the script reveals it.
 """
 
 from __future__ import annotations
@@ -11,11 +14,26 @@ from collections.abc import Callable
 
 from markdown import Markdown
 
+from .dom import CELL, CELL_DATA
 from .execute import Output
 from .fences import Cell
 from .markup import Raw, tag, void
 
 FigureURL = Callable[[bytes], str]
+
+_BUTTONS = [
+    # (kind, label, title, icon path)
+    ("run", "Run", "Run this cell (Shift+Enter)", "M8 5v14l11-7z"),
+    ("stop", "Stop", "Stop this cell", "M6 6h12v12H6z"),
+    (
+        "reset",
+        "Reset",
+        "Put back the lesson's code (undo with Ctrl+Z)",
+        "M12 5V1L7 6l5 5V7c3.31 0 6 2.69 6 6s-2.69 6-6 6-6-2.69-6-6H4c0 4.42 3.58 8 8 8s8-3.58 8-8-3.58-8-8-8z",
+    ),
+]
+_HINT = "Shift+Enter runs the cell. Tab indents; press Escape, then Tab, to leave the editor."
+_PRECOMPUTED = "Precomputed output (from when the site was built). Run the cell to make your own."
 
 
 def render_cell(
@@ -32,29 +50,60 @@ def render_cell(
 
     ``figure_url`` publishes a figure's PNG and returns its URL relative to the page.
     """
+    cell_id = f"cell-{index}"
     attrs = {
-        "class": "course-cell",
-        "id": f"cell-{index}",
-        "data-cell-index": index,
-        "data-autorun": str(cell.options.autorun).lower(),
-        "data-height": cell.options.height or "",
-        "data-code": cell.code,
-        "data-setup": cell.setup,
+        "class": CELL["root"],
+        "id": cell_id,
+        CELL_DATA["index"]: index,
+        CELL_DATA["autorun"]: str(cell.options.autorun).lower(),
+        CELL_DATA["height"]: cell.options.height or "",
+        CELL_DATA["code"]: cell.code,
+        CELL_DATA["setup"]: cell.setup,
         "data-first-line": cell.code_line,
         "data-source-file": cell.block.path,
-        "data-packages": " ".join(packages),
+        CELL_DATA["packages"]: " ".join(packages),
     }
     return tag(
         "div",
         attrs,
-        tag("div", {"class": "course-cell__static"}, Raw(_highlight(cell.code, md))),
-        render_outputs(outputs, figure_url) if outputs else None,
-        tag("p", {"class": "course-cell__note"}, download_note),
+        tag("div", {"class": CELL["static"]}, Raw(_highlight(cell.code, md))),
+        _toolbar(f"{cell_id}-hint"),
+        _outputs(outputs, figure_url, index),
+        tag("p", {"class": CELL["note"]}, download_note),
     ).html
 
 
-def render_outputs(outputs: list[Output], figure_url: FigureURL) -> Raw:
-    """Build-time output, in the classes the live output uses; figures are separate files."""
+def _toolbar(hint_id: str) -> Raw:
+    """Run, Stop (disabled until a run), Reset, the status and the progress bar: hidden until JS enhances."""
+    buttons = [
+        tag(
+            "button",
+            {
+                "type": "button",
+                "class": f"{CELL['button']} {CELL[kind]}",
+                "title": title,
+                "disabled": kind == "stop",
+            },
+            tag("svg", {"viewBox": "0 0 24 24", "aria-hidden": "true", "focusable": "false"}, tag("path", {"d": icon})),
+            tag("span", {}, label),
+        )
+        for kind, label, title, icon in _BUTTONS
+    ]
+    return tag(
+        "div",
+        {"class": CELL["toolbar"], "hidden": True},
+        *buttons,
+        tag("span", {"class": CELL["status"], "role": "status"}),
+        tag("progress", {"class": CELL["progress"], "aria-hidden": "true", "hidden": True}),
+        tag("span", {"id": hint_id, "class": f"course-visually-hidden {CELL['hint']}"}, _HINT),
+    )
+
+
+def _outputs(outputs: list[Output], figure_url: FigureURL, index: int) -> Raw:
+    """The output region: build-time output, in the classes the live output uses; figures are separate files.
+
+    Empty (and hidden) when there is none, for the output of a Run.
+    """
     figures = 0
     parts = []
     for output in outputs:
@@ -62,12 +111,18 @@ def render_outputs(outputs: list[Output], figure_url: FigureURL) -> Raw:
             figures += 1
             parts.append(_figure(output, figures, figure_url(output.png)))
         else:
-            parts.append(tag("pre", {"class": f"course-out course-out--{output.kind}"}, output.text))
-    return tag(
-        "div",
-        {"class": "course-cell__output", "data-precomputed": "true", "role": "log", "aria-label": "Output"},
-        *parts,
-    )
+            parts.append(tag("pre", {"class": f"{CELL['out']} {CELL['out']}--{output.kind}"}, output.text))
+    label = tag("p", {"class": CELL["label"], "hidden": True}, _PRECOMPUTED) if parts else None
+    attrs = {
+        "class": CELL["output"],
+        CELL_DATA["precomputed"]: str(bool(parts)).lower(),
+        "role": "log",
+        "aria-live": "polite",
+        "aria-label": f"Output of cell {index}",
+        "tabindex": 0,
+        "hidden": not parts,
+    }
+    return tag("div", attrs, label, *parts)
 
 
 def _figure(output: Output, number: int, source: str) -> Raw:
@@ -76,7 +131,7 @@ def _figure(output: Output, number: int, source: str) -> Raw:
         "img",
         {"src": source, "alt": output.text or f"Figure {number}", "width": width, "height": height, "loading": "lazy"},
     )
-    return tag("figure", {"class": "course-out course-out--figure"}, image)
+    return tag("figure", {"class": f"{CELL['out']} {CELL['out']}--figure"}, image)
 
 
 def _png_size(png: bytes) -> tuple[int, int]:

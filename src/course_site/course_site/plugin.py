@@ -69,7 +69,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         _register_fences(config, self._validate, self._format)
         _require_extension(config, "pymdownx.arithmatex", {"generic": True})
         config.extra_css.extend(site_assets.STYLESHEETS)
-        config.extra_javascript.append(ExtraScriptValue(site_assets.LOADER))
+        config.extra_javascript.append(ExtraScriptValue(site_assets.ENHANCE))
         config.extra_javascript[-1].type = "module"
         project = self.root / self.config.package_project
         package = site_assets.CoursePackage(project, project / self.config.package_source)
@@ -138,7 +138,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         server.watch(str(self.root / self.config.lessons_dir))
         server.watch(str(self.shipped.package.source))
         server.watch(str(site_assets.ASSETS))
-        server.watch(str(site_assets.STARTER))
+        server.watch(str(site_assets.WORKER_PRESTART))
         server.watch(str(site_assets.SERVICE_WORKER))
         return server
 

@@ -13,7 +13,9 @@ the one right answer and the indented text under each option explains it::
     ```
 
 The HTML is a form of radio inputs in a fieldset, plus a ``<details>`` block
-with every answer and explanation, readable without JavaScript.
+with every answer and explanation, readable without JavaScript;
+``assets/js/quiz.js`` adds the feedback as an option is chosen (the class names
+and attributes both use are in ``assets/js/dom.json``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 
 from markdown import Markdown
 
+from .dom import QUIZ, QUIZ_DATA
 from .errors import LessonError
 from .fences import Block
 from .markup import Raw, tag, void
@@ -95,7 +98,7 @@ def render_quiz(quiz: Quiz, number: int) -> str:
     choices = [
         tag(
             "div",
-            {"class": "course-quiz__option"},
+            {"class": QUIZ["option"]},
             void("input", {"type": "radio", "id": f"{quiz_id}-{i}", "name": quiz_id, "value": i}),
             tag("label", {"for": f"{quiz_id}-{i}"}, Raw(convert(option.text, inline=True))),
         )
@@ -104,30 +107,30 @@ def render_quiz(quiz: Quiz, number: int) -> str:
     answers = [
         tag(
             "li",
-            {"data-option": i, "data-correct": str(option.correct).lower()},
+            {QUIZ_DATA["option"]: i, QUIZ_DATA["correct"]: str(option.correct).lower()},
             tag(
                 "p",
                 {},
                 tag("strong", {}, "Right: " if option.correct else "Wrong: "),
                 Raw(convert(option.text, inline=True)),
             ),
-            tag("div", {"class": "course-quiz__why"}, Raw(convert("\n".join(option.explanation)))),
+            tag("div", {"class": QUIZ["why"]}, Raw(convert("\n".join(option.explanation)))),
         )
         for i, option in enumerate(quiz.options)
     ]
     return tag(
         "form",
-        {"class": "course-quiz", "id": quiz_id, "novalidate": True},
+        {"class": QUIZ["root"], "id": quiz_id, "novalidate": True},
         tag(
             "fieldset",
             {},
-            tag("legend", {"class": "course-quiz__question"}, Raw(convert(quiz.question, inline=True))),
+            tag("legend", {"class": QUIZ["question"]}, Raw(convert(quiz.question, inline=True))),
             *choices,
         ),
-        tag("div", {"class": "course-quiz__feedback", "role": "status", "aria-live": "polite"}),
+        tag("div", {"class": QUIZ["feedback"], "role": "status", "aria-live": "polite"}),
         tag(
             "details",
-            {"class": "course-quiz__answers"},
+            {"class": QUIZ["answers"]},
             tag("summary", {}, "Answers and explanations"),
             tag("ol", {}, *answers),
         ),

@@ -33,9 +33,9 @@ from .wheel import Wheel, build_wheel
 ASSETS = Path(__file__).parent / "assets"
 SITE_FOLDER = "assets/course"
 STYLESHEETS = [f"{SITE_FOLDER}/css/course.css", f"{SITE_FOLDER}/math.css"]
-LOADER = f"{SITE_FOLDER}/js/loader.js"
-WORKER = f"{SITE_FOLDER}/js/worker.js"
-STARTER = Path(__file__).with_name("starter.js")
+ENHANCE = f"{SITE_FOLDER}/js/enhance.js"
+WORKER = f"{SITE_FOLDER}/js/worker/main.js"
+WORKER_PRESTART = Path(__file__).with_name("worker_prestart.js")
 """Inlined at the top of ``<head>`` on pages with cells: starts the Python worker during parsing."""
 FONT_CACHE = "matplotlib-fontlist.json"
 """matplotlib's font list, prebuilt in Pyodide by scripts/matplotlib_font_cache.mjs."""
@@ -214,9 +214,9 @@ def _runner_digest() -> str:
 
 
 def starter_script(page_url: str, settings: WorkerSettings) -> str:
-    """The inline ``<script>`` that starts the page's Python worker from ``<head>`` (starter.js)."""
+    """The inline ``<script>`` that starts the page's Python worker from ``<head>`` (worker_prestart.js)."""
     worker = f"{_relative_url(WORKER, page_url)}?v={settings.version}"
-    return tag("script", {"data-worker": worker}, Raw(_script_code(STARTER))).html
+    return tag("script", {"data-worker": worker}, Raw(_script_code(WORKER_PRESTART))).html
 
 
 def _relative_url(path: str, page_url: str) -> str:

@@ -5,13 +5,13 @@ import { tags as t, tagHighlighter } from "@lezer/highlight";
 import { LanguageSupport } from "@codemirror/language";
 import { pythonLanguage } from "@codemirror/lang-python";
 
-export { EditorState, Compartment, Prec } from "@codemirror/state";
+export { EditorState, Prec } from "@codemirror/state";
 export {
   EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter,
-  highlightSpecialChars, drawSelection, placeholder,
+  highlightSpecialChars, drawSelection,
 } from "@codemirror/view";
 export {
-  defaultKeymap, history, historyKeymap, indentWithTab, undo, redo, isolateHistory,
+  defaultKeymap, history, historyKeymap, indentWithTab, isolateHistory,
 } from "@codemirror/commands";
 export {
   bracketMatching, indentOnInput, indentUnit, syntaxHighlighting,

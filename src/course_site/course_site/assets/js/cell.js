@@ -1,29 +1,29 @@
 /* Course cells: the view of one cell (editor, buttons, status, output).
  *
- * Enhances the plugin's markup:
+ * Enhances the cell that the build rendered (cells.py; names in dom.json):
  *   <div class="course-cell" data-code data-setup data-height data-autorun …>
  *     <div class="course-cell__static">highlighted code</div>
- *     <div class="course-cell__output" data-precomputed="true">…</div>   (optional)
- *     <p class="course-cell__note">…</p>                                   (optional)
- * The buttons, status and output come at once; the CodeMirror editor replaces
- * the static code when the cell comes near the viewport (or gets focus), so the
- * editors of cells far down the page do not compete with Python's boot.
+ *     <div class="course-cell__toolbar" hidden> Run, Stop, Reset buttons, status, progress, hint </div>
+ *     <div class="course-cell__output" data-precomputed role="log" …>…</div>
+ *     <p class="course-cell__note">…</p>
+ * It reveals the toolbar at once; the CodeMirror editor replaces the static
+ * code when the cell comes near the viewport (or gets focus), so the editors
+ * of cells far down the page do not compete with Python's boot.
  * Python output only ever reaches the page as text nodes.
  */
+import { MessageType } from "./protocol.js";
+import names from "./dom.json" with { type: "json" };
 
-/* CodeMirror, loaded with the first editor (or earlier by loader.js). */
+const CELL = names.cell;
+const DATA = names.cellData;
+
+/* CodeMirror, loaded with the first editor (or earlier by enhance.js). */
 let codemirror = null;
 export const loadCodeMirror = () => (codemirror ??= import("../vendor/codemirror.js"));
 
 const MAX_FIT_LINES = 30;
 const EDITOR_MARGIN = "800px 0px"; // make a cell's editor this far before it scrolls into view
 const STATUS_PROGRESS_MS = 250; // progress text changes at most this often (aria-busy meanwhile)
-
-const ICONS = {
-  run: "M8 5v14l11-7z",
-  stop: "M6 6h12v12H6z",
-  reset: "M12 5V1L7 6l5 5V7c3.31 0 6 2.69 6 6s-2.69 6-6 6-6-2.69-6-6H4c0 4.42 3.58 8 8 8s8-3.58 8-8-3.58-8-8-8z",
-};
 
 function el(name, attrs = {}, ...children) {
   const node = document.createElement(name);
@@ -37,19 +37,7 @@ function el(name, attrs = {}, ...children) {
   return node;
 }
 
-function icon(path) {
-  const ns = "http://www.w3.org/2000/svg";
-  const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("viewBox", "0 0 24 24");
-  svg.setAttribute("aria-hidden", "true");
-  svg.setAttribute("focusable", "false");
-  const p = document.createElementNS(ns, "path");
-  p.setAttribute("d", path);
-  svg.append(p);
-  return svg;
-}
-
-export function formatMB(bytes) {
+function formatMB(bytes) {
   return (bytes / 1e6).toFixed(1);
 }
 
@@ -78,9 +66,9 @@ export class Cell {
   constructor(root, kernel) {
     this.root = root;
     this.kernel = kernel;
-    this.index = root.dataset.cellIndex || String(++uid);
-    this.original = root.dataset.code ?? root.querySelector(".course-cell__static")?.textContent ?? "";
-    this.setup = root.dataset.setup || "";
+    this.index = root.getAttribute(DATA.index) || String(++uid);
+    this.original = root.getAttribute(DATA.code) ?? this.part("static").textContent;
+    this.setup = root.getAttribute(DATA.setup) || "";
     this.filename = `<cell ${this.index}>`;
     this.job = null;
     this.figureCount = 0;
@@ -98,58 +86,39 @@ export class Cell {
 
   /* ---------------------------------------------------------------- DOM */
 
+  /** The cell's element of class CELL[name]; the build rendered it. */
+  part(name) {
+    const node = this.root.querySelector(`.${CELL[name]}`);
+    if (!node) throw new Error(`the cell has no .${CELL[name]}`);
+    return node;
+  }
+
   build() {
     const root = this.root;
-    const id = root.id || `course-cell-${this.index}`;
-    this.hintId = `${id}-hint`;
-    root.classList.add("course-cell--live");
     this.view = null;
-    this.staticBlock = root.querySelector(".course-cell__static") || el("div", { class: "course-cell__static" });
-    if (!this.staticBlock.isConnected) root.prepend(this.staticBlock);
+    this.staticBlock = this.part("static");
+    this.toolbar = this.part("toolbar");
+    this.runButton = this.part("run");
+    this.stopButton = this.part("stop");
+    this.resetButton = this.part("reset");
+    this.status = this.part("status");
+    this.progressBar = this.part("progress");
+    this.hintId = this.part("hint").id;
+    this.output = this.part("output");
+    root.classList.add(CELL.live);
+
     this.observer = new IntersectionObserver((entries) => {
       if (entries.some((entry) => entry.isIntersecting)) this.createEditor();
     }, { rootMargin: EDITOR_MARGIN });
     this.observer.observe(root);
     root.addEventListener("focusin", () => this.createEditor());
     this.staticBlock.addEventListener("pointerdown", () => this.createEditor({ focus: true }));
-
-    const hint = el("span", {
-      id: this.hintId, class: "course-visually-hidden",
-      text: "Shift+Enter runs the cell. Tab indents; press Escape, then Tab, to leave the editor.",
-    });
-    this.runButton = this.button("run", "Run", "Run this cell (Shift+Enter)");
-    this.stopButton = this.button("stop", "Stop", "Stop this cell");
-    this.resetButton = this.button("reset", "Reset", "Put back the lesson's code (undo with Ctrl+Z)");
-    this.stopButton.disabled = true;
     this.runButton.addEventListener("click", () => this.run());
     this.stopButton.addEventListener("click", () => this.stop());
     this.resetButton.addEventListener("click", () => this.reset());
-
-    this.status = el("span", { class: "course-cell__status", role: "status" });
-    this.progressBar = el("progress", { class: "course-cell__progress", "aria-hidden": "true", hidden: true });
-    this.toolbar = el("div", { class: "course-cell__toolbar" },
-      this.runButton, this.stopButton, this.resetButton, this.status, this.progressBar, hint);
-
-    this.staticBlock.after(this.toolbar);
-
-    let output = root.querySelector(".course-cell__output");
-    if (!output) {
-      output = el("div", { class: "course-cell__output", "data-precomputed": "false" });
-      this.toolbar.after(output);
-    } else if (output.previousElementSibling !== this.toolbar) {
-      this.toolbar.after(output);
-    }
-    output.setAttribute("role", "log");
-    output.setAttribute("aria-live", "polite");
-    output.setAttribute("aria-label", `Output of cell ${this.index}`);
-    output.tabIndex = 0; // scrollable region: reachable by keyboard
-    this.output = output;
-    if (output.dataset.precomputed === "true" && output.children.length) {
-      output.prepend(el("p", {
-        class: "course-cell__label",
-        text: "Precomputed output (from when the site was built). Run the cell to make your own.",
-      }));
-    }
+    this.toolbar.hidden = false;
+    const label = this.output.querySelector(`.${CELL.label}`);
+    if (label) label.hidden = false;
     this.updateEmpty();
   }
 
@@ -174,10 +143,10 @@ export class Cell {
       highlightSpecialChars, drawSelection, defaultKeymap, history, historyKeymap, indentWithTab,
       bracketMatching, indentOnInput, indentUnit, syntaxHighlighting, python, courseHighlighter,
     } = cm;
-    this.editorHost = el("div", { class: "course-cell__editor" });
-    const height = parseInt(this.root.dataset.height, 10);
+    this.editorHost = el("div", { class: CELL.editor });
+    const height = parseInt(this.root.getAttribute(DATA.height), 10);
     if (height > 0) {
-      this.editorHost.classList.add("course-cell__editor--fixed");
+      this.editorHost.classList.add(`${CELL.editor}--fixed`);
       this.editorHost.style.setProperty("--course-cell-lines", String(height));
     } else {
       this.editorHost.style.setProperty("--course-cell-lines", String(MAX_FIT_LINES));
@@ -217,12 +186,6 @@ export class Cell {
     });
   }
 
-  button(kind, label, title) {
-    const b = el("button", { type: "button", class: `course-cell__button course-cell__button--${kind}`, title });
-    b.append(icon(ICONS[kind]), el("span", { text: label }));
-    return b;
-  }
-
   /** The code to run: the editor's, or the lesson's while the editor is not made yet. */
   get code() {
     return this.view ? this.view.state.doc.toString() : this.original;
@@ -230,7 +193,7 @@ export class Cell {
 
   setStatus(text, state, { progress = null } = {}) {
     if (this.status.textContent !== text) this.status.textContent = text;
-    this.root.dataset.state = state;
+    this.root.setAttribute(DATA.state, state);
     // While bytes count up, screen readers wait for the outcome instead of
     // reading every number.
     if (progress) this.status.setAttribute("aria-busy", "true");
@@ -250,7 +213,7 @@ export class Cell {
   /** Progress text: change it at most every STATUS_PROGRESS_MS. */
   setProgressStatus(text, state, progress, force = false) {
     const now = performance.now();
-    if (force || now - this.lastStatusAt >= STATUS_PROGRESS_MS || this.root.dataset.state !== state) {
+    if (force || now - this.lastStatusAt >= STATUS_PROGRESS_MS || this.root.getAttribute(DATA.state) !== state) {
       this.lastStatusAt = now;
       this.setStatus(text, state, { progress });
     } else {
@@ -290,7 +253,7 @@ export class Cell {
       code: this.code,
       setup: this.setup,
       filename: this.filename,
-      packages: (this.root.dataset.packages || "").split(" ").filter(Boolean),
+      packages: (this.root.getAttribute(DATA.packages) || "").split(" ").filter(Boolean),
       onEvent: (msg) => this.onEvent(msg),
     });
   }
@@ -324,37 +287,37 @@ export class Cell {
           this.setStatus(msg.position > 1 ? `Queued (${msg.position} ahead)` : "Queued…", "queued");
         }
         break;
-      case "progress": {
+      case MessageType.PROGRESS: {
         const label = this.packageLabel(msg.packages || []);
         this.setProgressStatus(progressText(`Loading ${label}`, msg.loaded, msg.total), "loading-packages", msg);
         break;
       }
-      case "started":
+      case MessageType.STARTED:
         this.beginLiveOutput();
         this.setStatus("Running…", "running");
         break;
-      case "stream":
+      case MessageType.STREAM:
         this.pending.push([msg.stream, msg.text]);
         if (!this.frame) this.frame = requestAnimationFrame(() => this.flush());
         break;
-      case "result":
+      case MessageType.RESULT:
         this.append("result", msg.text);
         break;
-      case "error":
+      case MessageType.ERROR:
         this.append("error", msg.text);
         break;
-      case "figure":
+      case MessageType.FIGURE:
         this.appendFigure(msg.png, msg.alt);
         break;
-      case "capped":
+      case MessageType.CAPPED:
         this.flush();
         this.notice(`Output limit reached (${msg.maxLines} lines or ${Math.round(msg.maxChars / 1000)} kB per run); the rest is dropped.`);
         break;
-      case "dropped":
+      case MessageType.DROPPED:
         this.flush();
         this.notice(`… ${msg.lines.toLocaleString("en")} line${msg.lines === 1 ? "" : "s"} dropped (${formatMB(msg.chars)} MB of output not shown).`, "dropped");
         break;
-      case "done":
+      case MessageType.DONE:
         this.finish(job, msg);
         break;
       default:
@@ -422,7 +385,7 @@ export class Cell {
     this.objectURLs = [];
     this.figureCount = 0;
     this.output.replaceChildren();
-    this.output.dataset.precomputed = "false";
+    this.output.setAttribute(DATA.precomputed, "false");
     this.lastPre = null;
     this.updateEmpty();
   }
@@ -438,7 +401,7 @@ export class Cell {
       if (last && last.dataset.stream === stream && last === this.output.lastElementChild) {
         last.firstChild.appendData(text);
       } else {
-        const pre = el("pre", { class: `course-out course-out--${stream}` });
+        const pre = el("pre", { class: `${CELL.out} ${CELL.out}--${stream}` });
         pre.dataset.stream = stream;
         pre.append(document.createTextNode(text));
         this.output.append(pre);
@@ -453,7 +416,7 @@ export class Cell {
   append(kind, text) {
     this.flush();
     const stick = this.isScrolledToEnd();
-    const pre = el("pre", { class: `course-out course-out--${kind}` });
+    const pre = el("pre", { class: `${CELL.out} ${CELL.out}--${kind}` });
     pre.append(document.createTextNode(text));
     this.output.append(pre);
     this.lastPre = null;
@@ -467,14 +430,14 @@ export class Cell {
     const url = URL.createObjectURL(new Blob([png], { type: "image/png" }));
     this.objectURLs.push(url);
     const img = el("img", { src: url, alt: alt || `Figure ${this.figureCount}` });
-    this.output.append(el("figure", { class: "course-out course-out--figure" }, img));
+    this.output.append(el("figure", { class: `${CELL.out} ${CELL.out}--figure` }, img));
     this.lastPre = null;
     this.updateEmpty();
   }
 
   notice(text, kind = "info") {
     this.flush();
-    this.output.append(el("p", { class: `course-cell__notice course-cell__notice--${kind}`, text }));
+    this.output.append(el("p", { class: `${CELL.notice} ${CELL.notice}--${kind}`, text }));
     this.lastPre = null;
     this.updateEmpty();
   }

@@ -1,30 +1,10 @@
 /* Course cells: the main-thread side of the Python worker.
  *
- * One Kernel per page owns one worker (worker.js) and one Python namespace.
- * Runs are queued in click order and sent to the worker one at a time.  The
- * first worker is the one starter.js created while the page was parsed; a
- * worker boots Pyodide by itself from the site's runtime.json.
- *
- * Message protocol (all plain objects; `id` is the run id):
- *
- *   page -> worker
- *     {type: "interrupt-buffer", buffer: SharedArrayBuffer}   (cross-origin isolated pages)
- *     {type: "run", id, code, setup, filename, maxLines, maxChars}
- *     {type: "cancel", id}                     drop a run whose packages are still loading
- *     {type: "prefetch", packages: [names]}    a Run queued while Python starts
- *
- *   worker -> page
- *     {type: "config", runtime}      runtime.json, read as the worker starts
- *     {type: "progress", phase: "core"|"packages", loaded, total, id, packages}
- *     {type: "ready", version}  {type: "init-error", message}
- *     {type: "started", id}          packages loaded, Python now executes
- *     {type: "stream", id, stream: "stdout"|"stderr", text}   batched chunks
- *     {type: "result", id, text}     {type: "error", id, text}
- *     {type: "figure", id, png: ArrayBuffer (transferred), alt}
- *     {type: "capped", id, maxLines, maxChars}   output limit reached, rest is dropped
- *     {type: "dropped", id, lines, chars}        totals, sent before "done"
- *     {type: "done", id, ok, status: "ok"|"error"|"cancelled", ms, totalMs}
- *     {type: "fatal", id, message}   Pyodide is unusable; the page replaces the worker
+ * One Kernel per page owns one worker (worker/main.js) and one Python
+ * namespace.  Runs are queued in click order and sent to the worker one at a
+ * time.  The first worker is the one worker_prestart.js created while the page
+ * was parsed; a worker boots Pyodide by itself from the site's settings file.
+ * The messages are in protocol.js.
  *
  * Events (EventTarget): "state" when `state` changes, "progress" while Python
  * boots, "idle" when Python is ready and no run waits or runs (see `idle`).
@@ -33,6 +13,7 @@
  * raises KeyboardInterrupt in the cell; if the run has not ended 2 s later (or
  * without isolation), the worker is terminated and a fresh one is started.
  */
+import { DEFAULT_LIMITS, MessageType } from "./protocol.js";
 
 const STOP_GRACE_MS = 2000;
 
@@ -45,11 +26,11 @@ export class Kernel extends EventTarget {
     this.options = options;
     this.state = "idle"; // idle | loading | ready | failed | disposed
     this.worker = null;
-    this.runtime = null; // runtime.json, as the worker read it
+    this.settings = null; // the settings file, as the worker read it
+    this.settingsURL = null; // where it is: its paths are relative to it
     this.queue = []; // jobs waiting to be sent
     this.current = null; // job sent to the worker
     this.progress = { phase: "core", loaded: 0, total: 0 };
-    this.generation = 0; // bumps with each new worker (a new namespace)
     this.failure = null;
     this.isolated = Boolean(globalThis.crossOriginIsolated && typeof SharedArrayBuffer === "function");
     this.interruptView = null;
@@ -62,12 +43,12 @@ export class Kernel extends EventTarget {
 
   /** The page's time limit for one run, in seconds (0: none). */
   get timeLimitS() {
-    return Number(this.runtime?.time_limit_s) || 0;
+    return Number(this.settings?.time_limit_s) || DEFAULT_LIMITS.timeLimitS;
   }
 
   /**
    * Start the worker and Pyodide (idempotent).  `early` = {worker, events}: a
-   * worker that is already booting (starter.js; null if it could not start)
+   * worker that is already booting (worker_prestart.js; null if it could not start)
    * and the events it has sent.
    */
   start(early = null) {
@@ -76,7 +57,6 @@ export class Kernel extends EventTarget {
   }
 
   spawn(early = null) {
-    this.generation += 1;
     this.state = "loading";
     this.failure = null;
     this.progress = { phase: "core", loaded: 0, total: 0 };
@@ -97,7 +77,7 @@ export class Kernel extends EventTarget {
     if (this.isolated) {
       const buffer = new SharedArrayBuffer(4);
       this.interruptView = new Int32Array(buffer);
-      worker.postMessage({ type: "interrupt-buffer", buffer });
+      worker.postMessage({ type: MessageType.INTERRUPT_BUFFER, buffer });
     }
     this.emit("state");
     this.emit("progress");
@@ -114,7 +94,7 @@ export class Kernel extends EventTarget {
     if (this.state === "idle" || this.state === "failed") this.spawn();
     // Python is still starting: let the worker download this cell's wheels meanwhile.
     if (this.state === "loading" && job.packages?.length) {
-      this.worker.postMessage({ type: "prefetch", packages: job.packages });
+      this.worker.postMessage({ type: MessageType.PREFETCH, packages: job.packages });
     }
     this.pump();
     return job;
@@ -125,14 +105,14 @@ export class Kernel extends EventTarget {
     const i = this.queue.indexOf(job);
     if (i >= 0) {
       this.queue.splice(i, 1);
-      this.finish(job, { type: "done", status: "cancelled", reason });
+      this.finish(job, { type: MessageType.DONE, status: "cancelled", reason });
       return;
     }
     if (job !== this.current || job.stopRequested) return;
     job.stopRequested = reason;
     if (job.phase !== "started") {
       // Still loading packages: the worker drops the run before executing it.
-      this.worker.postMessage({ type: "cancel", id: job.id });
+      this.worker.postMessage({ type: MessageType.CANCEL, id: job.id });
       job.stopTimer = setTimeout(() => this.hardStop(job), STOP_GRACE_MS);
       return;
     }
@@ -148,7 +128,7 @@ export class Kernel extends EventTarget {
     if (job !== this.current) return;
     this.killWorker();
     this.current = null;
-    this.finish(job, { type: "done", status: "stopped", reason: job.stopRequested || "user", reset: true });
+    this.finish(job, { type: MessageType.DONE, status: "stopped", reason: job.stopRequested || "user", reset: true });
     this.spawn();
     this.pump();
   }
@@ -162,7 +142,7 @@ export class Kernel extends EventTarget {
       this.fail(message);
       return;
     }
-    if (job) this.finish(job, { type: "done", status: "crashed", message, reset: true });
+    if (job) this.finish(job, { type: MessageType.DONE, status: "crashed", message, reset: true });
     // A fresh worker for the next run (the namespace is gone either way).
     this.state = "idle";
     this.emit("state");
@@ -175,7 +155,7 @@ export class Kernel extends EventTarget {
     this.state = "failed";
     this.failure = message;
     const waiting = this.queue.splice(0);
-    for (const job of waiting) this.finish(job, { type: "done", status: "failed", message });
+    for (const job of waiting) this.finish(job, { type: MessageType.DONE, status: "failed", message });
     this.emit("state");
   }
 
@@ -193,11 +173,10 @@ export class Kernel extends EventTarget {
     const job = this.queue.shift();
     this.current = job;
     job.phase = "sent";
-    job.generation = this.generation;
     if (this.interruptView) Atomics.store(this.interruptView, 0, 0);
     this.worker.postMessage({
-      type: "run", id: job.id, code: job.code, setup: job.setup || "", filename: job.filename,
-      maxLines: this.options.maxLines || 2000, maxChars: this.options.maxChars || 200000,
+      type: MessageType.RUN, id: job.id, code: job.code, setup: job.setup || "", filename: job.filename,
+      maxLines: this.options.maxLines || DEFAULT_LIMITS.maxLines, maxChars: this.options.maxChars || DEFAULT_LIMITS.maxChars,
     });
     for (const [n, other] of this.queue.entries()) other.onEvent({ type: "queued", position: n + 1 });
   }
@@ -212,10 +191,11 @@ export class Kernel extends EventTarget {
   onMessage(worker, msg) {
     if (worker !== this.worker) return;
     switch (msg.type) {
-      case "config":
-        this.runtime = msg.runtime;
+      case MessageType.SETTINGS:
+        this.settings = msg.settings;
+        this.settingsURL = msg.url;
         return;
-      case "progress":
+      case MessageType.PROGRESS:
         this.progress = { phase: msg.phase, loaded: msg.loaded, total: msg.total };
         if (msg.phase === "packages" && this.current && msg.id === this.current.id) {
           this.current.onEvent(msg);
@@ -223,16 +203,16 @@ export class Kernel extends EventTarget {
           this.emit("progress");
         }
         return;
-      case "ready":
+      case MessageType.READY:
         this.state = "ready";
         this.emit("state");
         this.pump();
         if (this.idle) this.emit("idle");
         return;
-      case "init-error":
+      case MessageType.INIT_ERROR:
         this.fail(msg.message);
         return;
-      case "fatal":
+      case MessageType.FATAL:
         this.crash(worker, msg.message);
         return;
       default:
@@ -240,12 +220,12 @@ export class Kernel extends EventTarget {
     }
     const job = this.current;
     if (!job || msg.id !== job.id) return;
-    if (msg.type === "started") {
+    if (msg.type === MessageType.STARTED) {
       job.phase = "started";
       const limit = this.timeLimitS;
       if (limit > 0) job.limitTimer = setTimeout(() => this.stop(job, "timeout"), limit * 1000);
     }
-    if (msg.type === "done") {
+    if (msg.type === MessageType.DONE) {
       this.current = null;
       const status = job.stopRequested && msg.status !== "ok" ? "stopped" : msg.status;
       this.finish(job, { ...msg, status, reason: job.stopRequested || undefined, reset: false });

@@ -1,14 +1,12 @@
-/* The page's kernel: adopts the Python worker that starter.js started in <head>.
+/* The page's kernel: adopts the Python worker that worker_prestart.js started in <head>.
  *
- * loader.js calls boot() when it enhances the cells; by then the worker has
+ * enhance.js calls boot() when it enhances the cells; by then the worker has
  * been booting Pyodide for a while.  Once Python is ready and has run what was
  * asked of it (whenPythonIdle), the rest of the page is rendered and the site's
  * service worker is registered (offline use): neither competes with the boot
  * or a first Run for the CPU.
  */
 import { Kernel } from "./kernel.js";
-
-const RUNTIME_JSON = new URL("../runtime.json", import.meta.url);
 
 let booting = null;
 
@@ -25,7 +23,7 @@ export function forget() {
 
 function start() {
   const early = window.coursePython;
-  if (!early) throw new Error("course: this page has cells but not the starter script that the course plugin adds");
+  if (!early) throw new Error("course: this page has cells but not the worker_prestart script that the course plugin adds");
   delete window.coursePython;
   const kernel = new Kernel({ workerURL: early.url });
   renderAllOnceSettled(kernel);
@@ -35,7 +33,7 @@ function start() {
 }
 
 /** Run `fn` when the page is idle (or soon, where requestIdleCallback is missing). */
-export function whenIdle(fn) {
+function whenIdle(fn) {
   if ("requestIdleCallback" in window) requestIdleCallback(() => fn(), { timeout: 2000 });
   else setTimeout(fn, 300);
 }
@@ -51,7 +49,7 @@ export function whenPythonIdle(kernel, fn) {
   if (!check()) kernel.addEventListener("idle", check);
 }
 
-/* Lift starter.js's "course-booting": every block of the page is then styled
+/* Lift worker_prestart.js's "course-booting": every block of the page is then styled
  * and laid out, so the table of contents follows the real section offsets. */
 function renderAllOnceSettled(kernel) {
   const renderAll = () => document.documentElement.classList.remove("course-booting");
@@ -64,17 +62,17 @@ function renderAllOnceSettled(kernel) {
   kernel.addEventListener("state", onState);
 }
 
-/* The plugin's service worker (runtime.json "service_worker"): the site's pages,
- * scripts and styles offline, and cleaning of old caches on upgrade.  The Python
- * files are kept by the Python worker itself (worker.js). */
+/* The plugin's service worker (the settings' "service_worker"), a module: the
+ * site's pages, scripts and styles offline, and cleaning of old caches on
+ * upgrade.  The Python files are kept by the Python worker itself (worker/network.js). */
 function registerServiceWorkerOnceIdle(kernel) {
   if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
   whenPythonIdle(kernel, () => {
-    const runtime = kernel.runtime;
-    if (!runtime?.service_worker) return;
-    const url = new URL(runtime.service_worker, RUNTIME_JSON);
-    if (runtime.version) url.searchParams.set("v", runtime.version);
-    if (runtime.pyodide_version) url.searchParams.set("pyodide", runtime.pyodide_version);
-    navigator.serviceWorker.register(url).catch((err) => console.warn("course: service worker not registered:", err));
+    const settings = kernel.settings;
+    if (!settings?.service_worker) return;
+    const url = new URL(settings.service_worker, kernel.settingsURL);
+    if (settings.version) url.searchParams.set("v", settings.version);
+    if (settings.pyodide_version) url.searchParams.set("pyodide", settings.pyodide_version);
+    navigator.serviceWorker.register(url, { type: "module" }).catch((err) => console.warn("course: service worker not registered:", err));
   });
 }

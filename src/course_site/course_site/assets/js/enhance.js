@@ -1,20 +1,27 @@
 /* Course cells and quizzes: the page entry point.
  *
- *   <script type="module" src="…/assets/course/js/loader.js"></script>
+ *   <script type="module" src="…/assets/course/js/enhance.js"></script>
  *
- * Does nothing on a page without .course-cell or .course-quiz.  With cells it
- * takes the page's kernel (boot.js; its worker, started from <head> by
- * starter.js, is already loading Python off the main thread) and turns each
+ * Does nothing on a page without cells (.course-cell) or quizzes (.course-quiz).  With cells it
+ * takes the page's kernel (page_kernel.js; its worker, started from <head> by
+ * worker_prestart.js, is already loading Python off the main thread) and turns each
  * cell into an editor; a Run clicked before Python is ready just waits for it.
  * Works with Material's instant navigation (document$) as well as plain loads.
  */
+
+import names from "./dom.json" with { type: "json" };
+
+const CELL = names.cell;
+const QUIZ = names.quiz;
+const CELLS = `.${CELL.root}:not(.${CELL.live})`;
+const QUIZZES = `form.${QUIZ.root}:not([${names.quizData.enhanced}])`;
 
 let page = null; // { kernel, cells, path }
 
 async function enhanceCells(roots) {
   const [{ Cell, loadCodeMirror }, { boot, whenPythonIdle }] = await Promise.all([
     import("./cell.js"),
-    import("./boot.js"),
+    import("./page_kernel.js"),
   ]);
   const { kernel } = boot();
   // Cells make their editors as they come near the viewport; once Python is
@@ -23,14 +30,14 @@ async function enhanceCells(roots) {
   whenPythonIdle(kernel, () => loadCodeMirror());
   const cells = [];
   for (const root of roots) {
-    if (root.classList.contains("course-cell--live")) continue;
+    if (root.classList.contains(CELL.live)) continue;
     try {
       cells.push(new Cell(root, kernel));
     } catch (err) {
       console.error("course: could not enhance", root, err); // the static block stays
     }
   }
-  for (const cell of cells) if (cell.root.dataset.autorun === "true") cell.run();
+  for (const cell of cells) if (cell.root.getAttribute(names.cellData.autorun) === "true") cell.run();
   return { kernel, cells };
 }
 
@@ -39,16 +46,16 @@ async function init() {
   if (page && page.path !== path) {
     // Instant navigation replaced the content: the old page's Python goes away.
     page.kernel?.dispose();
-    import("./boot.js").then((m) => m.forget());
+    import("./page_kernel.js").then((m) => m.forget());
     for (const cell of page.cells || []) cell.destroy();
     page = null;
   }
-  const quizzes = document.querySelectorAll("form.course-quiz:not([data-course-quiz])");
+  const quizzes = document.querySelectorAll(QUIZZES);
   if (quizzes.length) {
-    for (const form of quizzes) form.dataset.courseQuiz = "";
+    for (const form of quizzes) form.setAttribute(names.quizData.enhanced, "");
     import("./quiz.js").then(({ initQuizzes }) => initQuizzes(quizzes));
   }
-  const roots = [...document.querySelectorAll(".course-cell:not(.course-cell--live)")];
+  const roots = [...document.querySelectorAll(CELLS)];
   if (!roots.length || page) return;
   page = { path, cells: [], kernel: null };
   const current = page;

@@ -1,12 +1,13 @@
 /* Starts the page's Python worker while the browser is still parsing the page.
  *
  * The course plugin inlines this script at the top of <head> on pages with cells,
- * as <script data-worker="…/assets/course/js/worker.js?v=…">.  The worker boots
- * Pyodide on its own (it reads runtime.json itself), so Python starts before the
- * theme, the editors and the math take the main thread.  boot.js adopts the
- * worker and replays the events it sent before anyone listened.  Until Python
- * is ready, the page renders only the blocks near the viewport (the
- * "course-booting" rules in course.css), so the two do not fight over the CPU.
+ * as <script data-worker="…/assets/course/js/worker/main.js?v=…">.  The worker
+ * boots Pyodide on its own (it reads worker-settings.json itself), so Python
+ * starts before the theme, the editors and the math take the main thread.
+ * page_kernel.js adopts the worker and replays the events it sent before anyone
+ * listened.  Until Python is ready, the page renders only the blocks near the
+ * viewport (the "course-booting" rules in course.css), so the two do not fight
+ * over the CPU.
  */
 (() => {
   document.documentElement.classList.add("course-booting");

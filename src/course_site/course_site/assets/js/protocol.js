@@ -1,0 +1,95 @@
+/* The runner's protocol: what the page (kernel.js), the Python worker (worker/)
+ * and the service worker (course-sw.js) agree on.
+ *
+ * Messages are plain objects with a `type` from MessageType; `id` is the run id.
+ * Default limits, the versioned-URL pattern, the cache names and the cache
+ * policy live here too, so that each is written once.
+ */
+
+/** Every message between the page and the Python worker. */
+export const MessageType = Object.freeze({
+  // page -> worker
+  INTERRUPT_BUFFER: "interrupt-buffer",
+  RUN: "run",
+  CANCEL: "cancel",
+  PREFETCH: "prefetch",
+  // worker -> page
+  SETTINGS: "settings",
+  PROGRESS: "progress",
+  READY: "ready",
+  INIT_ERROR: "init-error",
+  STARTED: "started",
+  STREAM: "stream",
+  RESULT: "result",
+  ERROR: "error",
+  FIGURE: "figure",
+  CAPPED: "capped",
+  DROPPED: "dropped",
+  DONE: "done",
+  FATAL: "fatal",
+});
+
+/* page -> worker */
+
+/** @typedef {{type: "interrupt-buffer", buffer: SharedArrayBuffer}} InterruptBufferMessage  cross-origin isolated pages: Stop writes SIGINT into it */
+/** @typedef {{type: "run", id: number, code: string, setup: string, filename: string, maxLines: number, maxChars: number}} RunMessage */
+/** @typedef {{type: "cancel", id: number}} CancelMessage  drop a run whose packages are still loading */
+/** @typedef {{type: "prefetch", packages: string[]}} PrefetchMessage  a Run queued while Python starts: download its wheels now */
+
+/* worker -> page */
+
+/** @typedef {{type: "settings", settings: object, url: string}} SettingsMessage  the settings file (at `url`; its paths are relative to it), read as the worker starts */
+/** @typedef {{type: "progress", phase: "core"|"packages", loaded: number, total: number, id: number|null, packages: string[]}} ProgressMessage  bytes downloaded */
+/** @typedef {{type: "ready", version: string}} ReadyMessage  Python is ready */
+/** @typedef {{type: "init-error", message: string}} InitErrorMessage  Python could not start */
+/** @typedef {{type: "started", id: number}} StartedMessage  packages loaded, Python now executes */
+/** @typedef {{type: "stream", id: number, stream: "stdout"|"stderr", text: string}} StreamMessage  batched chunks */
+/** @typedef {{type: "result"|"error", id: number, text: string}} TextMessage  the last expression's repr, or a traceback */
+/** @typedef {{type: "figure", id: number, png: ArrayBuffer, alt: string}} FigureMessage  `png` is transferred */
+/** @typedef {{type: "capped", id: number, maxLines: number, maxChars: number}} CappedMessage  output limit reached, the rest is dropped */
+/** @typedef {{type: "dropped", id: number, lines: number, chars: number}} DroppedMessage  totals, sent before "done" */
+/** @typedef {{type: "done", id: number, ok: boolean, status: "ok"|"error"|"cancelled", ms: number, totalMs: number}} DoneMessage */
+/** @typedef {{type: "fatal", id: number|null, message: string}} FatalMessage  Pyodide is unusable; the page replaces the worker */
+
+/** Output kept per run (beyond it the rest is dropped), and the time limit (0: none). */
+export const DEFAULT_LIMITS = Object.freeze({ maxLines: 2000, maxChars: 200000, timeLimitS: 0 });
+
+/* Cache policy.
+ *
+ * Versioned files never change under their URL: `pyodide/v<version>/…`,
+ * `assets/course/wheels/<hash>/…` and `assets/course/pyodide-lock-<hash>.json`.
+ * They come from the network and the browser's HTTP cache, never through the
+ * service worker, because only then does V8 keep its compiled code for the wasm
+ * and pyodide.asm.js, which makes a second visit much faster.  For offline use
+ * the Python worker keeps a copy of each (Pyodide's in the Pyodide cache, the
+ * rest in the site cache) and falls back to it when the network fails.
+ * Everything else of the site's origin (pages, scripts, styles) the service
+ * worker serves network-first, with the site cache as the offline fallback.
+ * Caches of other versions are deleted when a new service worker activates.
+ */
+
+const VERSIONED = /\/pyodide\/v[^/]+\/|\/assets\/course\/wheels\/[0-9a-f]+\/|\/assets\/course\/pyodide-lock-[0-9a-f]+\.json$/;
+const CACHE_PREFIX = "course-";
+
+/** The site's caches: one per site version, one per Pyodide version. */
+export function cacheNames(siteVersion, pyodideVersion) {
+  return { site: `${CACHE_PREFIX}site-${siteVersion}`, pyodide: `${CACHE_PREFIX}pyodide-${pyodideVersion}` };
+}
+
+/** True for a cache of the site's that `names` no longer use. */
+export function isStaleCache(name, names) {
+  return name.startsWith(CACHE_PREFIX) && name !== names.site && name !== names.pyodide;
+}
+
+/** True if the service worker serves `request` (network-first, site cache offline). */
+export function servedByServiceWorker(request, origin) {
+  const url = new URL(request.url);
+  return request.method === "GET" && url.origin === origin && !VERSIONED.test(url.pathname);
+}
+
+/** The cache in which the Python worker keeps its offline copy of `url`, or null (not versioned). */
+export function offlineCacheFor(url, names) {
+  const path = new URL(url).pathname;
+  if (!VERSIONED.test(path)) return null;
+  return path.includes("/pyodide/v") ? names.pyodide : names.site;
+}

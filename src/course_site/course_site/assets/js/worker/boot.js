@@ -1,0 +1,118 @@
+/* Python's boot in the worker: read the site's settings file, start every big
+ * download, load Pyodide and the preloaded packages, and import the Python side
+ * (../../py/worker_bridge.py and cell_exec.py, written into Pyodide's file system). */
+import { cacheNames, MessageType } from "../protocol.js";
+import {
+  configure, countBody, fetchDirect, fetchOrKept, importScript, keepScriptsInCache, prefetch, provide, useLock,
+} from "./network.js";
+import { postProgress, progress, setDownloadBytes } from "./progress.js";
+import { flushStream, host, openRunId, writeStream } from "./output.js";
+
+const HOST_MODULE = "_course_host";
+const PYTHON_DIR = "/home/pyodide/.course";
+const PYTHON_FILES = ["cell_exec.py", "worker_bridge.py"]; // in ../../py/
+
+/** The settings file at `url`, as the site wrote it, from `responsePromise` (its fetch). */
+export async function readSettings(url, responsePromise) {
+  const response = await responsePromise;
+  if (!response.ok) throw new Error(`could not load ${url.pathname}: HTTP ${response.status}`);
+  return response.json();
+}
+
+/** The settings the worker uses, from the settings `file` at `fileURL`, with absolute URLs. */
+export function workerSettings(file, fileURL) {
+  const at = (path) => new URL(path, fileURL).href;
+  const sizes = file.download_bytes || {};
+  const preload = file.preload_packages || [];
+  // Offline copies where the page can register the service worker (page_kernel.js), which cleans them on upgrade.
+  const offline = Boolean(file.service_worker && self.caches && self.isSecureContext);
+  const pythonURL = (name) => {
+    const url = new URL(`../../py/${name}`, self.location.href);
+    if (file.version) url.searchParams.set("v", file.version);
+    return url.href;
+  };
+  return {
+    indexURL: at(file.pyodide_index_url).replace(/\/?$/, "/"),
+    lockFileURL: file.lock_file_url ? at(file.lock_file_url) : null,
+    importPackages: file.import_packages || {},
+    moduleHint: file.module_hint || null,
+    fontListURL: file.matplotlib_font_cache ? at(file.matplotlib_font_cache) : null,
+    cacheNames: offline ? cacheNames(file.version, file.pyodide_version) : null,
+    pythonFiles: PYTHON_FILES.map((name) => [name, pythonURL(name)]),
+    preload,
+    coreBytes: (Number(sizes.core) || 0) + preload.reduce((sum, name) => sum + (Number(sizes[name]) || 0), 0),
+    downloadBytes: sizes,
+  };
+}
+
+async function fetchText(url) {
+  const response = await fetchDirect(url);
+  if (!response.ok) throw new Error(`could not load ${url}: HTTP ${response.status}`);
+  return response.text();
+}
+
+/* Read the lock here too, to start the preloaded wheels (numpy) now rather
+ * than after Python has booted, which is when loadPyodide would fetch them. */
+function readLock(lockFileURL) {
+  const lockText = fetchOrKept(lockFileURL).then(countBody).then((r) => {
+    if (!r.ok) throw new Error(`could not load ${lockFileURL}: HTTP ${r.status}`);
+    return r.text();
+  });
+  provide(lockFileURL, lockText.then((text) => new Response(text, {
+    status: 200, headers: { "Content-Type": "application/json" },
+  })));
+  useLock(lockText.then((text) => JSON.parse(text)));
+}
+
+/**
+ * Boot Pyodide with `settings` (workerSettings).  Returns {pyodide, bridge}:
+ * bridge is worker_bridge.py's module (run, extra_packages, warm_matplotlib).
+ */
+export async function startPython(settings) {
+  configure(settings);
+  setDownloadBytes(settings.downloadBytes);
+  const indexURL = settings.indexURL;
+  const lockFileURL = settings.lockFileURL || indexURL + "pyodide-lock.json";
+  progress.phase = "core";
+  progress.total = settings.coreBytes || 0;
+  postProgress(true);
+
+  // Start every big download at once; loadPyodide picks the responses up from
+  // the prefetched ones, so each file is fetched once and its bytes are counted.
+  for (const url of [indexURL + "pyodide.asm.wasm", indexURL + "python_stdlib.zip"]) prefetch(url);
+  readLock(lockFileURL);
+  const pythonSources = settings.pythonFiles.map(([name, url]) => fetchText(url).then((text) => [name, text]));
+  // pyodide.asm.js defines _createPyodideModule, so loadPyodide skips loading it.
+  const scripts = [indexURL + "pyodide.js", indexURL + "pyodide.asm.js"];
+  for (const url of scripts) await importScript(url);
+
+  const pyodide = await self.loadPyodide({
+    indexURL,
+    lockFileURL,
+    packages: settings.preload,
+    env: { MPLBACKEND: "agg" },
+    stdout: () => {}, stderr: () => {},
+  });
+  if (pyodide._api) {
+    // Pyodide calls this on a fatal error (a crash in C code, a wasm trap, a
+    // stack overflow): it can no longer be used, so the page replaces the worker.
+    pyodide._api.on_fatal = (err) => {
+      flushStream();
+      self.postMessage({ type: MessageType.FATAL, id: openRunId(), message: String(err && err.message ? err.message : err) });
+    };
+  }
+  pyodide.setStdout({ write: (buf) => writeStream("stdout", buf) });
+  pyodide.setStderr({ write: (buf) => writeStream("stderr", buf) });
+  pyodide.FS.mkdirTree(PYTHON_DIR);
+  for (const [name, text] of await Promise.all(pythonSources)) pyodide.FS.writeFile(`${PYTHON_DIR}/${name}`, text);
+  pyodide.registerJsModule(HOST_MODULE, host);
+  pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(PYTHON_DIR)})`);
+  const bridge = pyodide.pyimport("worker_bridge");
+  if (settings.moduleHint) bridge.set_module_hint(settings.moduleHint);
+  // Import what was preloaded (numpy: ~0.8 s) now, so that a first Run does not pay for it.
+  for (const name of settings.preload) pyodide.pyimport(name.replace(/-/g, "_"));
+  progress.loaded = progress.total = Math.max(progress.loaded, progress.total);
+  postProgress(true);
+  keepScriptsInCache(scripts);
+  return { pyodide, bridge };
+}

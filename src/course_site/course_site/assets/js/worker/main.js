@@ -1,0 +1,23 @@
+/* Course cells: the Python side, in a Web Worker (one per page).
+ *
+ * A classic worker whose modules (run.js and what it imports) come in with
+ * import(): pyodide.js and pyodide.asm.js are then loaded with importScripts,
+ * for which V8 keeps its compiled code between visits, and from any index URL
+ * (self-hosted or a CDN).  The worker boots as soon as it exists, without
+ * waiting for the page (see worker_prestart.js): the site's settings file is
+ * requested here at once, while the modules load.  The page side is
+ * ../kernel.js; the messages are in ../protocol.js.
+ */
+"use strict";
+
+const SETTINGS_URL = new URL("../../worker-settings.json", self.location.href);
+const settings = fetch(SETTINGS_URL, { cache: "no-cache" });
+settings.catch(() => {}); // boot.js reads the failure and tells the page
+
+// Messages that arrive while the modules load would find no listener: keep them.
+const early = [];
+self.onmessage = (event) => early.push(event.data);
+
+import("./run.js").then(({ start }) => start(SETTINGS_URL, settings, early), (err) => {
+  setTimeout(() => { throw err; }); // the page's Worker gets an "error" event and says why
+});

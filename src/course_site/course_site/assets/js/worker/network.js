@@ -1,0 +1,200 @@
+/* The worker's downloads: every fetch of Pyodide goes through here.
+ *
+ * fetch is replaced so that the big files start at once (prefetch) and are
+ * fetched once, their bytes are counted for the progress bar, and versioned
+ * files get an offline copy (the cache policy is in ../protocol.js).  The real
+ * Response is handed on, so that WebAssembly.instantiateStreaming gets its URL
+ * and cache entry and V8 can reuse compiled code on the next visit.
+ */
+import { offlineCacheFor } from "../protocol.js";
+import { packageSizes, postProgress, progress } from "./progress.js";
+
+/** The browser's fetch, for what is neither counted nor kept (the Python files). */
+export const fetchDirect = self.fetch.bind(self);
+
+const prefetched = new Map(); // absolute URL -> Promise<Response> (used once)
+let settings = null; // the worker's settings (boot.js), once read
+
+/** Use `workerSettings` (boot.js) for cache names, the index URL, the preloaded packages and the font list. */
+export function configure(workerSettings) {
+  settings = workerSettings;
+}
+
+/* ---------------------------------------------------------------- offline copies */
+
+function cacheNameFor(url) {
+  const names = settings?.cacheNames;
+  if (!names || !self.caches) return null;
+  return offlineCacheFor(url, names);
+}
+
+/* The copy of a versioned file kept for offline use, if any. */
+async function keptCopy(url) {
+  return cacheNameFor(url) ? caches.match(url) : undefined;
+}
+
+/* Keep a copy of versioned `url` with `store(cache)`, unless one is kept already (then `skip()`). */
+function keepOnce(url, store, skip = () => {}) {
+  caches.open(cacheNameFor(url))
+    .then(async (cache) => ((await cache.match(url)) ? skip() : store(cache)))
+    .catch(() => {});
+}
+
+function keepInCache(response) {
+  if (!response.ok || !response.url || !cacheNameFor(response.url)) return;
+  const copy = response.clone();
+  keepOnce(response.url, (cache) => cache.put(response.url, copy), () => copy.body?.cancel());
+}
+
+/** The network (or the HTTP cache); when that fails (offline), the kept copy. */
+export async function fetchOrKept(input, init) {
+  try {
+    return await fetchDirect(input, init);
+  } catch (err) {
+    const kept = await keptCopy(absoluteURL(input));
+    if (kept) return kept;
+    throw err;
+  }
+}
+
+/* ---------------------------------------------------------------- counting */
+
+/** Keep an offline copy of `response` and count its bytes on a clone of its body; return it unchanged. */
+export function countBody(response) {
+  keepInCache(response);
+  if (!response.ok || !response.body) return response;
+  const reader = response.clone().body.getReader();
+  (async () => {
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      progress.loaded += chunk.value.byteLength;
+      postProgress(false);
+    }
+  })().catch(() => {});
+  return response;
+}
+
+function absoluteURL(input) {
+  const raw = typeof input === "string" || input instanceof URL ? String(input) : input.url;
+  return new URL(raw, self.location.href).href;
+}
+
+self.fetch = function courseFetch(input, init) {
+  const url = absoluteURL(input);
+  const early = prefetched.get(url);
+  if (early) {
+    prefetched.delete(url);
+    return early;
+  }
+  return fetchOrKept(input, init).then(countBody);
+};
+
+/* ---------------------------------------------------------------- prefetch */
+
+/** Start downloading `url`; the next fetch of it gets this response. */
+export function prefetch(url, init = {}) {
+  const promise = fetchOrKept(url, init).then(countBody);
+  prefetched.set(url, promise);
+  promise.catch(() => prefetched.delete(url));
+  return promise;
+}
+
+/** Hand `response` to the next fetch of `url` (a file the worker has read itself). */
+export function provide(url, response) {
+  prefetched.set(url, response);
+}
+
+function hexToBase64(hex) {
+  let bin = "";
+  for (let i = 0; i < hex.length; i += 2) bin += String.fromCharCode(parseInt(hex.slice(i, i + 2), 16));
+  return btoa(bin);
+}
+
+/* Start downloading the wheels of `names` and their dependencies, with the
+ * same URL and integrity that Pyodide's package loader will ask for. */
+function prefetchPackages(lock, names, indexURL) {
+  const packages = lock.packages || {};
+  const seen = new Set();
+  const visit = (name) => {
+    const key = String(name).toLowerCase().replace(/[-_.]+/g, "-");
+    const pkg = packages[key] || packages[name];
+    if (!pkg || seen.has(key)) return;
+    seen.add(key);
+    (pkg.depends || []).forEach(visit);
+    const url = new URL(pkg.file_name, indexURL).href;
+    if (prefetched.has(url)) return;
+    prefetch(url, pkg.sha256 ? { integrity: `sha256-${hexToBase64(pkg.sha256)}` } : {});
+  };
+  names.forEach(visit);
+}
+
+/* The parsed lock (set by useLock) and the packages whose wheels are already on their way. */
+let lockPackages = null;
+const prefetchedPackages = new Set();
+const wantedEarly = new Set(); // asked for before the lock was known
+
+/** The lock is on its way: start the wheels of the preloaded packages and of those asked for meanwhile. */
+export function useLock(lock) {
+  lockPackages = lock;
+  prefetchWheels([...(settings.preload || []), ...wantedEarly]);
+}
+
+/** Start downloading the wheels of `names` (numpy at start; a queued cell's
+ * packages while Python boots), counted in the progress shown to the learner. */
+export function prefetchWheels(names) {
+  if (!lockPackages) {
+    names.forEach((name) => wantedEarly.add(name));
+    return;
+  }
+  const fresh = names.filter((name) => !prefetchedPackages.has(name));
+  if (!fresh.length) return;
+  fresh.forEach((name) => prefetchedPackages.add(name));
+  if (progress.phase === "core") progress.total += packageSizes(fresh.filter((n) => !(settings.preload || []).includes(n)));
+  if (fresh.includes("matplotlib")) fontList();
+  lockPackages
+    .then((lock) => prefetchPackages(lock, fresh, settings.indexURL))
+    .catch((err) => console.warn("course: could not prefetch packages", err));
+}
+
+/* ---------------------------------------------------------------- scripts and the font list */
+
+/** importScripts(url), so that V8 can keep its code cache for the script; offline,
+ * the copy kept in the site's caches, run from a blob: URL. */
+export async function importScript(url) {
+  try {
+    importScripts(url);
+  } catch (err) {
+    const kept = await keptCopy(url);
+    if (!kept) throw err;
+    const blobURL = URL.createObjectURL(await kept.blob());
+    try {
+      importScripts(blobURL);
+    } finally {
+      URL.revokeObjectURL(blobURL);
+    }
+    return;
+  }
+  const timing = performance.getEntriesByName(url).pop();
+  progress.loaded += timing?.decodedBodySize || 0;
+  postProgress(false);
+}
+
+/** The scripts bypass fetch (importScripts), so keep their copies here. */
+export function keepScriptsInCache(urls) {
+  for (const url of urls) if (cacheNameFor(url)) keepOnce(url, (cache) => cache.add(url));
+}
+
+/* matplotlib's prebuilt font list (bytes), fetched once, or null when the site has none. */
+let fontListBytes;
+
+/** matplotlib's prebuilt font list (Uint8Array), or null when the site has none or it failed. */
+export function fontList() {
+  if (!settings.fontListURL) return Promise.resolve(null);
+  fontListBytes ??= fetchOrKept(settings.fontListURL)
+    .then((r) => {
+      keepInCache(r);
+      return r.ok ? r.arrayBuffer() : null;
+    })
+    .then((buf) => (buf ? new Uint8Array(buf) : null))
+    .catch(() => null);
+  return fontListBytes;
+}

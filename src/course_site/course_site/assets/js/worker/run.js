@@ -1,0 +1,162 @@
+/* The worker's dispatch and its runs: boots Python as soon as it is loaded,
+ * answers the page's messages (../protocol.js), and runs cells one at a time. */
+import { DEFAULT_LIMITS, MessageType } from "../protocol.js";
+import { readSettings, startPython, workerSettings } from "./boot.js";
+import { fontList, prefetchWheels } from "./network.js";
+import { packageSizes, postProgress, progress } from "./progress.js";
+import { abandonRun, closeRun, flushStream, isOpen, openRun } from "./output.js";
+
+let python = null; // {pyodide, bridge, importPackages} once booted
+let warmedMatplotlib = false;
+let interruptView = null;
+const cancelled = new Set(); // run ids dropped while their packages loaded
+
+/* Load the wheels that `msg`'s setup and code import; progress goes to the page. */
+async function loadPackages(msg) {
+  const { pyodide, bridge, importPackages } = python;
+  const onMessage = (text) => {
+    const m = /^Loading (.+)$/.exec(String(text));
+    if (!m) return;
+    const names = m[1].split(",").map((s) => s.trim()).filter(Boolean);
+    progress.packages = names;
+    progress.loaded = 0;
+    progress.total = packageSizes(names);
+    postProgress(true);
+  };
+  const quiet = { messageCallback: onMessage, errorCallback: () => {} };
+  for (const source of [msg.setup, msg.code]) {
+    if (!source) continue;
+    await pyodide.loadPackagesFromImports(source, quiet);
+    const extra = bridge.extra_packages(source, importPackages);
+    const names = extra.toJs();
+    extra.destroy();
+    if (names.length) await pyodide.loadPackage(names, quiet);
+  }
+  if (pyodide.loadedPackages.matplotlib && !warmedMatplotlib) {
+    warmedMatplotlib = true;
+    bridge.warm_matplotlib(await fontList());
+  }
+}
+
+/** Run one cell (a "run" message): its packages, then its code; ends with "done". */
+async function run(msg) {
+  const c = openRun(msg.id, msg.maxLines || DEFAULT_LIMITS.maxLines, msg.maxChars || DEFAULT_LIMITS.maxChars);
+  let ok = false;
+  let status = "error";
+  const t0 = performance.now();
+  let t1 = t0;
+  try {
+    // Wheels for the imports (numpy, matplotlib, posenc, …) that the lock knows.
+    progress.phase = "packages";
+    progress.id = msg.id;
+    try {
+      await loadPackages(msg);
+    } catch (err) {
+      // A wheel that could not be downloaded (offline?) is this run's error,
+      // not a broken Python: say so and keep the worker.
+      progress.id = null;
+      const why = String(err && err.message ? err.message : err).split("\n")[0];
+      self.postMessage({
+        type: MessageType.ERROR, id: msg.id,
+        text: `Could not load the packages this cell imports: ${why}\nCheck your connection and run the cell again.\n`,
+      });
+      return;
+    }
+    progress.id = null;
+    progress.packages = [];
+    if (cancelled.delete(msg.id)) {
+      status = "cancelled";
+      return;
+    }
+    if (interruptView) Atomics.store(interruptView, 0, 0);
+    self.postMessage({ type: MessageType.STARTED, id: msg.id });
+    t1 = performance.now();
+    ok = await outcome(python.bridge.run(msg.code, msg.setup || "", msg.filename));
+    status = ok ? "ok" : "error";
+  } catch (err) {
+    // A Python exception escaping run_cell (KeyboardInterrupt arriving between
+    // two statements of the bridge) or a fatal Pyodide error (on_fatal has
+    // already told the page in that case).
+    flushStream();
+    const text = String(err && err.message ? err.message : err);
+    if (/KeyboardInterrupt/.test(text)) {
+      status = "error";
+      self.postMessage({ type: MessageType.ERROR, id: msg.id, text: "KeyboardInterrupt\n" });
+    } else if (isFatal(err)) {
+      self.postMessage({ type: MessageType.FATAL, id: msg.id, message: text });
+      abandonRun();
+      throw err;
+    } else {
+      self.postMessage({ type: MessageType.ERROR, id: msg.id, text });
+    }
+  } finally {
+    if (isOpen(c)) {
+      closeRun();
+      self.postMessage({
+        type: MessageType.DONE, id: c.id, ok, status,
+        ms: Math.round(performance.now() - t1), totalMs: Math.round(performance.now() - t0),
+      });
+    }
+  }
+}
+
+/* A cell's result: a bool, or (a cell that awaits at top level) a Python awaitable giving it. */
+async function outcome(result) {
+  if (!(result instanceof python.pyodide.ffi.PyProxy)) return result;
+  try {
+    return await result;
+  } finally {
+    result.destroy();
+  }
+}
+
+function isFatal(err) {
+  if (!python) return true;
+  const text = String(err);
+  if (/fatal error|Aborted\(|RuntimeError: (unreachable|memory access out of bounds)|Maximum call stack/i.test(text)) return true;
+  return !(err && err.constructor && err.constructor.name === "PythonError");
+}
+
+async function boot(settingsURL, settingsResponse) {
+  const file = await readSettings(settingsURL, settingsResponse);
+  self.postMessage({ type: MessageType.SETTINGS, settings: file, url: settingsURL.href });
+  const settings = workerSettings(file, settingsURL);
+  const { pyodide, bridge } = await startPython(settings);
+  if (interruptView) pyodide.setInterruptBuffer(interruptView);
+  python = { pyodide, bridge, importPackages: pyodide.toPy(settings.importPackages) };
+}
+
+let queue = null; // runs wait here behind the boot and each other
+
+/**
+ * Boot Python from the settings file at `settingsURL` (`settingsResponse`: its
+ * fetch, under way), then handle the page's messages, `early` ones first.
+ */
+export function start(settingsURL, settingsResponse, early) {
+  queue = boot(settingsURL, settingsResponse).then(
+    () => self.postMessage({ type: MessageType.READY, version: python.pyodide.version }),
+    (err) => {
+      // The page shows the message and never sends a run to this worker.
+      console.error("course worker: Python could not start", err);
+      self.postMessage({ type: MessageType.INIT_ERROR, message: String(err && err.message ? err.message : err).split("\n")[0] });
+    },
+  );
+  self.onmessage = (event) => receive(event.data);
+  for (const msg of early.splice(0)) receive(msg);
+}
+
+function receive(msg) {
+  if (msg.type === MessageType.INTERRUPT_BUFFER) {
+    interruptView = new Int32Array(msg.buffer);
+    python?.pyodide.setInterruptBuffer(interruptView);
+  } else if (msg.type === MessageType.PREFETCH) {
+    prefetchWheels(msg.packages || []);
+  } else if (msg.type === MessageType.CANCEL) {
+    cancelled.add(msg.id);
+  } else if (msg.type === MessageType.RUN) {
+    // Runs are serialized here too, although the kernel only sends one at a time.
+    queue = queue.then(() => run(msg)).catch((err) => {
+      console.error("course worker:", err);
+    });
+  }
+}

@@ -1,0 +1,73 @@
+"""The Python side of the browser's worker: runs cells and reports to the page.
+
+The worker (``assets/js/worker/boot.js``) writes this file and ``cell_exec.py``
+into Pyodide's file system, imports this module and calls its functions.
+Output goes to the page through ``_course_host``, the JS module that the worker
+registers (``assets/js/worker/output.js``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import pathlib
+import sys
+from typing import Any
+
+import cell_exec
+from _course_host import emit_figure, emit_text
+from pyodide.ffi import to_js
+
+import __main__
+
+os.environ["MPLBACKEND"] = "agg"
+cell_exec.install_input_guard()
+
+
+def emit(kind: str, payload: Any) -> None:
+    """Send one of ``cell_exec``'s outputs to the page: a figure's PNG as bytes, the rest as text."""
+    if kind == "figure":
+        emit_figure(to_js(payload["png"]), payload["alt"])
+    else:
+        emit_text(kind, str(payload))
+
+
+def run(code: str, setup: str, filename: str) -> cell_exec.Outcome:
+    """Run ``setup`` (if any), then ``code``, in the page's one namespace; False after an error.
+
+    A cell that awaits at top level gives a coroutine instead, which the worker awaits.
+    """
+    sources = [(setup, "<setup>")] if setup else []
+    return cell_exec.run_cells([*sources, (code, filename)], __main__.__dict__, emit=emit)
+
+
+def set_module_hint(text: str) -> None:
+    """The course's note on a ``ModuleNotFoundError`` (worker-settings.json ``module_hint``)."""
+    cell_exec.set_module_hint(text)
+
+
+def extra_packages(code: str, packages_by_module: Any) -> list[str]:
+    """Packages that the modules ``code`` uses need beyond what an import scan shows.
+
+    ``packages_by_module`` maps a module (``posenc.plot``) to package names (``["matplotlib"]``).
+    """
+    names = cell_exec.module_references(code)
+    return sorted({package for name in names for package in packages_by_module.get(name, ())})
+
+
+def font_list_path() -> pathlib.Path:
+    """Where Pyodide's matplotlib keeps its font cache: beside the package."""
+    return pathlib.Path(importlib.util.find_spec("matplotlib").origin).with_name("fontlist.json")
+
+
+def warm_matplotlib(font_list: Any) -> None:
+    """Install the site's prebuilt font list (bytes-like with ``to_bytes()``, or None), then import the font manager.
+
+    The font list in Pyodide's matplotlib wheel was made by another matplotlib
+    version, so without ours every first import spends seconds rebuilding it.
+    """
+    if "matplotlib.font_manager" in sys.modules:
+        return
+    if font_list is not None:
+        font_list_path().write_bytes(font_list.to_bytes())
+    import matplotlib.font_manager  # noqa: F401

@@ -1,0 +1,148 @@
+"""worker_bridge.py (the Python side of the browser's worker) in CPython.
+
+The JS module ``_course_host`` and ``pyodide.ffi`` exist only in Pyodide; small
+Python stand-ins record what the bridge sends to the page.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib.util
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+PY = Path(__file__).resolve().parents[2] / "src/course_site/course_site/assets/py"
+
+
+class Host:
+    """Stand-in for the worker's ``_course_host``: records emit_text and emit_figure calls."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple] = []
+
+    def emit_text(self, kind: str, text: str) -> None:
+        self.sent.append((kind, text))
+
+    def emit_figure(self, png, alt: str) -> None:
+        self.sent.append(("figure", png, alt))
+
+
+def _load(name: str, path: Path) -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def bridge(monkeypatch):
+    host = Host()
+    host_module = types.ModuleType("_course_host")
+    host_module.emit_text = host.emit_text
+    host_module.emit_figure = host.emit_figure
+    ffi = types.ModuleType("pyodide.ffi")
+    ffi.to_js = lambda value: ("js", value)
+    pyodide = types.ModuleType("pyodide")
+    pyodide.ffi = ffi
+    monkeypatch.setitem(sys.modules, "_course_host", host_module)
+    monkeypatch.setitem(sys.modules, "pyodide", pyodide)
+    monkeypatch.setitem(sys.modules, "pyodide.ffi", ffi)
+    monkeypatch.setitem(sys.modules, "cell_exec", _load("cell_exec", PY / "cell_exec.py"))
+    monkeypatch.setattr(builtins, "input", builtins.input)  # the bridge installs the input guard
+    monkeypatch.setenv("MPLBACKEND", "agg")
+    module = _load("worker_bridge_under_test", PY / "worker_bridge.py")
+    monkeypatch.setattr(module, "__main__", types.ModuleType("__main__"))
+    module.host = host
+    return module
+
+
+def test_run_sends_the_result_as_text(bridge):
+    assert bridge.run("x = 20\nx * 2 + 2", "", "<cell 1>") is True
+    assert bridge.host.sent == [("result", "42")]
+
+
+def test_setup_runs_first_in_the_same_namespace(bridge):
+    assert bridge.run("base + 1", "base = 1", "<cell 1>") is True
+    assert bridge.host.sent == [("result", "2")]
+    assert bridge.__main__.base == 1
+
+
+def test_failed_setup_skips_the_cell(bridge):
+    assert bridge.run("reached = True", "1 / 0", "<cell 1>") is False
+    assert [kind for kind, *_ in bridge.host.sent] == ["error"]
+    assert "ZeroDivisionError" in bridge.host.sent[0][1]
+    assert not hasattr(bridge.__main__, "reached")
+
+
+def test_figure_goes_to_js_as_converted_bytes(bridge):
+    bridge.emit("figure", {"png": b"\x89PNG", "alt": "a plot"})
+    assert bridge.host.sent == [("figure", ("js", b"\x89PNG"), "a plot")]
+
+
+def test_input_guard_is_installed(bridge):
+    bridge.run("input('Name? ')", "", "<cell 1>")
+    kind, text = bridge.host.sent[0]
+    assert kind == "error"
+    assert "input() is not available in the course's cells" in text
+
+
+def test_a_cell_that_awaits_gives_an_awaitable_that_runs_it(bridge):
+    import asyncio
+
+    outcome = bridge.run("import asyncio\nawait asyncio.sleep(0)\n6 * 7", "", "<cell 1>")
+    assert asyncio.iscoroutine(outcome) and bridge.host.sent == []
+    assert asyncio.run(outcome) is True
+    assert bridge.host.sent == [("result", "42")]
+
+
+def test_the_course_module_hint_reaches_cell_exec(bridge):
+    bridge.set_module_hint("module {name!r} is not shipped here")
+    assert bridge.run("import not_a_module", "", "<cell 1>") is False
+    kind, text = bridge.host.sent[0]
+    assert kind == "error" and "module 'not_a_module' is not shipped here" in text
+
+
+def test_extra_packages_from_module_references(bridge):
+    mapping = {"posenc.plot": ["matplotlib"], "other": ["never"]}
+    assert bridge.extra_packages("import posenc.plot\nposenc.plot.heatmap", mapping) == ["matplotlib"]
+    assert bridge.extra_packages("x = 1", mapping) == []
+
+
+class FontList:
+    """Stand-in for the JS Uint8Array that the worker passes (a JsProxy with to_bytes())."""
+
+    def to_bytes(self) -> bytes:
+        return b'{"_version": 330}'
+
+
+def test_warm_matplotlib_writes_the_font_list_before_importing(bridge, monkeypatch, tmp_path):
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "fontlist.json"
+    monkeypatch.setattr(bridge, "font_list_path", lambda: target)
+    monkeypatch.delitem(sys.modules, "matplotlib.font_manager", raising=False)
+    imported = []
+    real_import = builtins.__import__
+
+    def record(name, *args, **kwargs):
+        if name == "matplotlib.font_manager":
+            imported.append(target.read_bytes())
+            return sys.modules.get("matplotlib")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", record)
+    bridge.warm_matplotlib(FontList())
+    assert imported == [b'{"_version": 330}']
+
+
+def test_warm_matplotlib_once_the_font_manager_is_imported(bridge, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib.font_manager", types.ModuleType("matplotlib.font_manager"))
+    monkeypatch.setattr(bridge, "font_list_path", lambda: pytest.fail("the font list was written again"))
+    bridge.warm_matplotlib(FontList())
+
+
+def test_font_list_path_is_beside_matplotlib(bridge):
+    matplotlib = pytest.importorskip("matplotlib")
+    assert bridge.font_list_path() == Path(matplotlib.__file__).with_name("fontlist.json")
