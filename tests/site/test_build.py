@@ -265,5 +265,5 @@ def test_fence_added_by_another_extension_renders_without_build_time_output(tmp_
     # Numbered after the cells the page's Markdown had; its options are read when it is rendered.
     assert 'id="cell-2"' in included and 'data-height="5"' in included
     assert 'data-code="print(&quot;included&quot;)"' in included
-    assert "course-cell__output" not in included  # the page's cells ran before the include existed
+    assert 'data-precomputed="true"' not in included  # the page's cells ran before the include existed
     assert 'id="cell-1"' in tagged and '<pre class="course-out course-out--stdout">tagged\n</pre>' in tagged
