@@ -266,12 +266,3 @@ def test_module_references_find_imports_and_attribute_chains(runtime):
     found = runtime.module_references(code)
     assert {"numpy", "posenc", "matplotlib", "matplotlib.pyplot", "posenc.plot", "posenc.plot.heatmap"} <= found
     assert runtime.module_references("def broken(:") == set()
-
-
-def test_site_loads_matplotlib_for_posenc_plot_reached_as_an_attribute():
-    from course_site.site_assets import IMPORT_PACKAGES, packages_for
-
-    by_import = {"numpy": "numpy", "posenc": "posenc", "matplotlib": "matplotlib"}
-    assert IMPORT_PACKAGES["posenc.plot"] == ["matplotlib"]
-    assert "matplotlib" in packages_for("import posenc\nposenc.plot.heatmap(posenc.sinusoidal(4, 4))", by_import)
-    assert "matplotlib" not in packages_for("import posenc\nposenc.sinusoidal(4, 4)", by_import)
