@@ -3,6 +3,7 @@
  *   snapshot  the shipped snapshot through snapshot.js (loadSnapshotIfValid + bootPyodide)
  *   make      standard, then makeAndStoreSnapshot into Cache Storage (timed after)
  *   kept      the snapshot made in this browser by `make`, from Cache Storage
+ * cfg.denyStorage: Cache Storage refuses (the "storage full or denied" fallback).
  * cfg.verify: after the import, also import matplotlib (and cfg.wheel, a posenc wheel)
  * and report hash("a"), random.random(), os.environ["MPLBACKEND"]. */
 "use strict";
@@ -42,6 +43,7 @@ async function boot(cfg, snapshot) {
 self.onmessage = async ({ data: cfg }) => {
   try {
     mark("worker running");
+    if (cfg.denyStorage) caches.open = () => Promise.reject(new DOMException("denied by the probe", "SecurityError"));
     const snapshot = cfg.mode === "standard" ? null : await import(cfg.module);
     importScripts(cfg.index + "pyodide.js");
     mark("pyodide.js evaluated");

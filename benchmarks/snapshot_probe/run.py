@@ -16,6 +16,8 @@ emulation 20 Mbit/s, 40 ms RTT):
 browser-made: one profile; visit 1 boots normally and makes the snapshot into Cache Storage,
   visit 2 (same browser) and 3 (new browser process) boot from it.
 verify: restore twice and import numpy, matplotlib and posenc; hash("a") and random per restore.
+fallbacks: no snapshot, another build, corrupt bytes, missing file, storage denied, nothing kept:
+  each must end with numpy imported after a normal boot.
 """
 
 from __future__ import annotations
@@ -133,9 +135,14 @@ class Server:
 def expected_build() -> dict:
     """What the site knows of its own Pyodide: version, BUILD_ID, wasm sha256 (manifest)."""
     manifest = json.loads((ASSETS / "manifest.json").read_text())
-    wasm = next(f["sha256"] for f in manifest["files"] if f["name"] == "pyodide.asm.wasm")
+    pinned = {f["name"]: f["sha256"] for f in manifest["files"]}
     build_id = re.search(r'BUILD_ID:"([0-9a-f]{64})"', (ASSETS / "files/pyodide.js").read_text()).group(1)
-    return {"pyodideVersion": manifest["pyodide_version"], "buildId": build_id, "wasmSha256": wasm}
+    return {
+        "pyodideVersion": manifest["pyodide_version"],
+        "buildId": build_id,
+        "wasmSha256": pinned["pyodide.asm.wasm"],
+        "stdlibSha256": pinned["python_stdlib.zip"],
+    }
 
 
 def posenc_wheel() -> Path:
@@ -156,7 +163,7 @@ class Probe:
         }
         self.wheel = wheel
 
-    def url(self, mode: str, verify: bool = False) -> str:
+    def url(self, mode: str, verify: bool = False, **overrides: object) -> str:
         base = self.server.base
         cfg = {
             "mode": mode,
@@ -209,6 +216,38 @@ class Probe:
                 context.close()
         return results
 
+    def fallbacks(self) -> dict[str, dict]:
+        """Each way the snapshot cannot be used, in its own fresh profile: what happened."""
+        record, expected = self.snapshot["record"], self.snapshot["expected"]
+
+        def shipped(**changes: object) -> tuple[str, dict]:
+            return "snapshot", {"snapshot": {**self.snapshot, **changes}}
+
+        cases = {
+            "no snapshot": shipped(record=None),
+            "another build": shipped(expected={**expected, "buildId": "0" * 64}),
+            "corrupt": shipped(record={**record, "snapshot_sha256": "0" * 64}),
+            "missing file": shipped(url=self.snapshot["url"] + ".missing"),
+            "storage denied": ("make", {"denyStorage": True}),
+            "nothing kept": ("kept", {}),
+        }
+        results = {}
+        for name, (mode, overrides) in cases.items():
+            with tempfile.TemporaryDirectory(prefix="snapshot-probe-") as profile:
+                context = self.launch(profile)
+                try:
+                    visit = self.visit(context, self.url(mode, **overrides), throttled=False)
+                finally:
+                    context.close()
+            results[name] = {
+                "numpy imported": TARGET in visit["marks"],
+                "error": visit["error"],
+                **visit["info"],
+                "marks": sorted(visit["marks"]),
+            }
+            print(f"fallback {name}: {results[name]}")
+        return results
+
 
 def summary(values: list[float]) -> str:
     if not values:
@@ -221,11 +260,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=4)
     parser.add_argument("--net", default="loopback,throttled")
-    parser.add_argument("--only", default="verify,profile,browser-made")
+    parser.add_argument("--only", default="verify,fallbacks,profile,browser-made")
     parser.add_argument("--out", type=Path, default=HERE / "results.json")
     args = parser.parse_args()
     scenarios = set(args.only.split(","))
-    unknown = scenarios - {"verify", "profile", "browser-made"}
+    unknown = scenarios - {"verify", "fallbacks", "profile", "browser-made"}
     if unknown:
         parser.error(f"unknown --only value(s): {', '.join(sorted(unknown))}")
     nets = args.net.split(",")
@@ -245,6 +284,8 @@ def main() -> None:
             out["verify"] = probe.profile_visits(["snapshot", "snapshot"], throttled=False, verify=True)
             for v in out["verify"]:
                 print("verify:", v["info"], v["error"])
+        if "fallbacks" in scenarios:
+            out["fallbacks"] = probe.fallbacks()
         for pair in range(args.pairs):
             for net in nets:
                 throttled = net == "throttled"

@@ -24,7 +24,8 @@ const MAGIC = 0x706e7300; // Pyodide's snapshot header: "\0snp"
 const HEADER_BUILD_ID = [16, 48]; // bytes of the BUILD_ID in that header
 
 /* Why `record` may not be used with the running Pyodide, or null if it may.
- * expected: {pyodideVersion, buildId, wasmSha256}, from the site's own manifest. */
+ * expected: {pyodideVersion, buildId, wasmSha256, stdlibSha256}, from the site's own
+ * manifest.  The stdlib zip must be the same bytes too: zipimport's index of it is in the heap. */
 export function refusal(record, expected) {
   if (!record) return "no snapshot";
   if (typeof self.loadPyodide !== "function") return "pyodide.js is not loaded";
@@ -34,6 +35,7 @@ export function refusal(record, expected) {
   }
   if (record.build_id !== expected.buildId) return `snapshot for build ${record.build_id}, running ${expected.buildId}`;
   if (record.core_sha256?.["pyodide.asm.wasm"] !== expected.wasmSha256) return "snapshot for another pyodide.asm.wasm";
+  if (record.core_sha256?.["python_stdlib.zip"] !== expected.stdlibSha256) return "snapshot for another python_stdlib.zip";
   return null;
 }
 
@@ -54,7 +56,7 @@ export async function fetchSnapshot(record, url, fetchFn = fetch) {
 
 /* The shipped snapshot's bytes (a promise that rejects on any failure), or null when
  * it is refused before download; report(reason) hears why.
- * settings: {record, url (of its file), expected: {pyodideVersion, buildId, wasmSha256}}. */
+ * settings: {record, url (of its file), expected (see refusal)}. */
 export function loadSnapshotIfValid(settings, fetchFn = fetch, report = () => {}) {
   const refused = refusal(settings?.record, settings?.expected || {});
   if (refused) {
