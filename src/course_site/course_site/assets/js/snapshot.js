@@ -28,7 +28,6 @@ const HEADER_BUILD_ID = [16, 48]; // bytes of the BUILD_ID in that header
  * manifest.  The stdlib zip must be the same bytes too: zipimport's index of it is in the heap. */
 export function refusal(record, expected) {
   if (!record) return "no snapshot";
-  if (typeof self.loadPyodide !== "function") return "pyodide.js is not loaded";
   if (record.format !== SNAPSHOT_FORMAT) return `snapshot format ${record.format}, expected ${SNAPSHOT_FORMAT}`;
   if (record.pyodide_version !== expected.pyodideVersion) {
     return `snapshot for Pyodide ${record.pyodide_version}, running ${expected.pyodideVersion}`;
@@ -55,7 +54,8 @@ export async function fetchSnapshot(record, url, fetchFn = fetch) {
 }
 
 /* The shipped snapshot's bytes (a promise that rejects on any failure), or null when
- * it is refused before download; report(reason) hears why.
+ * it is refused before download; report(reason) hears why.  Call it first thing (it
+ * needs no Pyodide), so that the download runs beside the wasm's.
  * settings: {record, url (of its file), expected (see refusal)}. */
 export function loadSnapshotIfValid(settings, fetchFn = fetch, report = () => {}) {
   const refused = refusal(settings?.record, settings?.expected || {});
