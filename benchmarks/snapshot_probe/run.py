@@ -173,6 +173,7 @@ class Probe:
             "snapshot": self.snapshot,
             "verify": verify,
             "wheel": self.wheel if verify else None,
+            **overrides,
         }
         return f"{self.server.base}/probe/probe.html?cfg={quote(json.dumps(cfg))}"
 
