@@ -58,6 +58,7 @@ self.onmessage = async ({ data: cfg }) => {
         KEPT_CACHE, KEPT_KEY);
       mark("snapshot made and stored");
       info.stored_bytes = stored;
+      info.live_after_make = pyodide.runPython("int(numpy.arange(4).sum())"); // the learner's interpreter still runs
     }
     if (cfg.verify) {
       await pyodide.loadPackage(["matplotlib", ...(cfg.wheel ? [cfg.wheel] : [])], { messageCallback: () => {} });

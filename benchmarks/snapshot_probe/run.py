@@ -229,6 +229,7 @@ class Probe:
             "another build": shipped(expected={**expected, "buildId": "0" * 64}),
             "corrupt": shipped(record={**record, "snapshot_sha256": "0" * 64}),
             "missing file": shipped(url=self.snapshot["url"] + ".missing"),
+            "made here": ("make", {}),
             "storage denied": ("make", {"denyStorage": True}),
             "nothing kept": ("kept", {}),
         }
