@@ -288,6 +288,7 @@ def main() -> None:
                 print("verify:", v["info"], v["error"])
         if "fallbacks" in scenarios:
             out["fallbacks"] = probe.fallbacks()
+        args.out.write_text(json.dumps(out, indent=1))
         for pair in range(args.pairs):
             for net in nets:
                 throttled = net == "throttled"
