@@ -3,6 +3,7 @@
  *   snapshot  the shipped snapshot through snapshot.js (loadSnapshotIfValid + bootPyodide)
  *   make      standard, then makeAndStoreSnapshot into Cache Storage (timed after)
  *   kept      the snapshot made in this browser by `make`, from Cache Storage
+ * cfg.stdlib: another python_stdlib.zip URL (the .pyc lever, pyc_stdlib.mjs).
  * cfg.denyStorage: Cache Storage refuses (the "storage full or denied" fallback).
  * cfg.verify: after the import, also import matplotlib (and cfg.wheel, a posenc wheel)
  * and report hash("a"), random.random(), os.environ["MPLBACKEND"]. */
@@ -27,6 +28,7 @@ async function boot(cfg, snapshot) {
   const options = {
     indexURL: cfg.index, lockFileURL: cfg.lock, packages: ["numpy"],
     env: { MPLBACKEND: "agg" }, stdout: () => {}, stderr: () => {},
+    ...(cfg.stdlib ? { stdLibURL: cfg.stdlib } : {}),
   };
   if (cfg.mode === "standard" || cfg.mode === "make") {
     return { pyodide: await self.loadPyodide(options), restored: false, reason: "standard boot" };

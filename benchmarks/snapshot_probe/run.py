@@ -16,6 +16,8 @@ emulation 20 Mbit/s, 40 ms RTT):
 browser-made: one profile; visit 1 boots normally and makes the snapshot into Cache Storage,
   visit 2 (same browser) and 3 (new browser process) boot from it.
 verify: restore twice and import numpy, matplotlib and posenc; hash("a") and random per restore.
+pyc: cold visits, standard boot with the official stdlib zip against the derived one with
+  .pyc for the modules used (made by pyc_stdlib.mjs into --pyc-dir).
 fallbacks: no snapshot, another build, corrupt bytes, missing file, storage denied, nothing kept:
   each must end with numpy imported after a normal boot.
 """
@@ -217,6 +219,15 @@ class Probe:
                 context.close()
         return results
 
+    def cold_visit(self, mode: str, throttled: bool, **overrides: object) -> dict:
+        """One visit in a new profile."""
+        with tempfile.TemporaryDirectory(prefix="snapshot-probe-") as profile:
+            context = self.launch(profile)
+            try:
+                return self.visit(context, self.url(mode, **overrides), throttled)
+            finally:
+                context.close()
+
     def fallbacks(self) -> dict[str, dict]:
         """Each way the snapshot cannot be used, in its own fresh profile: what happened."""
         record, expected = self.snapshot["record"], self.snapshot["expected"]
@@ -235,12 +246,7 @@ class Probe:
         }
         results = {}
         for name, (mode, overrides) in cases.items():
-            with tempfile.TemporaryDirectory(prefix="snapshot-probe-") as profile:
-                context = self.launch(profile)
-                try:
-                    visit = self.visit(context, self.url(mode, **overrides), throttled=False)
-                finally:
-                    context.close()
+            visit = self.cold_visit(mode, throttled=False, **overrides)
             results[name] = {
                 "numpy imported": TARGET in visit["marks"],
                 "error": visit["error"],
@@ -264,9 +270,10 @@ def main() -> None:
     parser.add_argument("--net", default="loopback,throttled")
     parser.add_argument("--only", default="verify,fallbacks,profile,browser-made")
     parser.add_argument("--out", type=Path, default=HERE / "results.json")
+    parser.add_argument("--pyc-dir", type=Path, help="where pyc_stdlib.mjs left its zips (for --only pyc)")
     args = parser.parse_args()
     scenarios = set(args.only.split(","))
-    unknown = scenarios - {"verify", "fallbacks", "profile", "browser-made"}
+    unknown = scenarios - {"verify", "fallbacks", "profile", "browser-made", "pyc"}
     if unknown:
         parser.error(f"unknown --only value(s): {', '.join(sorted(unknown))}")
     nets = args.net.split(",")
@@ -278,6 +285,8 @@ def main() -> None:
     server = Server(routes)
     server.add("/pyodide/pyodide-lock.json", (ASSETS / "pyodide-lock.json").read_bytes())
     server.add(f"/wheels/{wheel.name}", wheel.read_bytes())
+    if "pyc" in scenarios:
+        server.add("/derived/python_stdlib-pyc-used.zip", (args.pyc_dir / "python_stdlib-pyc-used.zip").read_bytes())
     print(f"chromium {CHROMIUM}; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f} (shared machine)")
     out: dict = {"record": record, "runs": []}
     with sync_playwright() as pw:
@@ -297,6 +306,11 @@ def main() -> None:
                     for mode in order:
                         visits = probe.profile_visits([mode] * 3, throttled)
                         keep(out, visits, pair=pair, net=net, mode=mode)
+                if "pyc" in scenarios:
+                    for stdlib in ("official", "pyc-used") if pair % 2 == 0 else ("pyc-used", "official"):
+                        url = f"{server.base}/derived/python_stdlib-{stdlib}.zip" if stdlib != "official" else None
+                        visit = probe.cold_visit("standard", throttled, stdlib=url)
+                        keep(out, [visit], pair=pair, net=net, mode=f"stdlib-{stdlib}")
                 if "browser-made" in scenarios:
                     visits = probe.profile_visits(["make", "kept", "kept"], throttled)
                     keep(out, visits, pair=pair, net=net, mode="browser-made")
@@ -305,8 +319,8 @@ def main() -> None:
 
 
 def keep(out: dict, visits: list[dict], **labels: object) -> None:
-    """Add a profile's three visits to the results, and print them."""
-    for visit, label in zip(visits, ("cold", "warm", "reopened"), strict=True):
+    """Add a profile's visits (cold, warm, reopened) to the results, and print them."""
+    for visit, label in zip(visits, ("cold", "warm", "reopened"), strict=False):
         run = {**labels, "visit": label, **visit}
         out["runs"].append(run)
         made = run["marks"].get("snapshot made and stored")
@@ -326,6 +340,9 @@ def report(out: dict) -> None:
             groups.setdefault((run["net"], run["mode"], run["visit"]), []).append(run["marks"][TARGET])
     print("\n| network | visit | standard | shipped snapshot | browser-made snapshot |\n|---|---|---|---|---|")
     for net in ("loopback", "throttled"):
+        pyc = [summary(groups.get((net, f"stdlib-{kind}", "cold"), [])) for kind in ("official", "pyc-used")]
+        if any(c != "n/a" for c in pyc):
+            print(f"| {net} | cold, stdlib official / .pyc (used) | " + " | ".join(pyc) + " |")
         for visit in ("cold", "warm", "reopened"):
             cells = [summary(groups.get((net, mode, visit), [])) for mode in ("standard", "snapshot", "browser-made")]
             if any(c != "n/a" for c in cells):
