@@ -90,7 +90,9 @@ function restoredFromSnapshot(pyodide) {
 
 /* Make the restored interpreter look freshly started where the snapshot froze it. */
 function afterRestore(pyodide, env) {
-  pyodide.pyimport("random").seed();
+  const random = pyodide.pyimport("random");
+  random.seed();
+  random.destroy();
   const environ = pyodide.pyimport("os").environ;
   for (const [name, value] of Object.entries(env)) environ.__setitem__(name, String(value));
   environ.destroy();
@@ -103,7 +105,11 @@ export async function makeAndStoreSnapshot(options, cacheName, key) {
   if (typeof self.loadPyodide !== "function" || !self.caches) return null;
   const maker = await self.loadPyodide({ ...options, packages: [], _makeSnapshot: true });
   if (typeof maker.makeMemorySnapshot !== "function") return null;
-  maker.pyimport("sys").path.remove("");
+  const sys = maker.pyimport("sys");
+  const path = sys.path;
+  path.remove(""); // loadPyodide inserts it again after a restore
+  path.destroy();
+  sys.destroy();
   const bytes = maker.makeMemorySnapshot();
   try {
     const cache = await caches.open(cacheName);
