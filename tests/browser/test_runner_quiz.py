@@ -30,7 +30,9 @@ def test_quiz_feedback_with_the_keyboard(open_page, fixture_url):
     expect(feedback).to_be_empty()
 
     # Tab into the radio group from the element before it, then choose with the keyboard.
-    page.locator("#cell-7 .course-cell__button--reset").focus()
+    reset = page.locator("#cell-7 .course-cell__button--reset")
+    expect(reset).to_be_visible()  # the toolbar is hidden until cell.js has enhanced the cell
+    reset.focus()
     seen = []
     for _ in range(6):
         page.keyboard.press("Tab")
