@@ -10,8 +10,6 @@ very cell, so the text and the test cannot drift apart.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import math
 import re
 from pathlib import Path
@@ -20,7 +18,7 @@ import numpy as np
 import pytest
 
 import posenc
-from course_site.fences import CELL, QUIZ, Block, Cell, scan, to_cell
+from course_site.fences import Block, Cell
 
 LESSON = Path(__file__).resolve().parents[2] / "lessons" / "32-positional-encoding.md"
 WORDS = ("dog", "bites", "man")
@@ -72,54 +70,35 @@ def _flat(text: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def lesson_text() -> str:
-    return LESSON.read_text(encoding="utf-8")
+def lesson(lesson_reader):
+    return lesson_reader(LESSON.name)
 
 
 @pytest.fixture(scope="module")
-def blocks(lesson_text: str) -> list[Block]:
-    return scan(lesson_text, "lessons/32-positional-encoding.md")
+def lesson_text(lesson) -> str:
+    return lesson.text
 
 
 @pytest.fixture(scope="module")
-def cells(blocks: list[Block]) -> list[Cell]:
+def blocks(lesson) -> list[Block]:
+    return lesson.blocks
+
+
+@pytest.fixture(scope="module")
+def cells(lesson) -> list[Cell]:
     """Each ``pyodide`` cell, validated as the build validates it."""
-    return [to_cell(block) for block in blocks if block.lang == CELL]
+    return lesson.cells
 
 
 @pytest.fixture(scope="module")
-def quizzes(blocks: list[Block]) -> list[str]:
-    return [block.body for block in blocks if block.lang == QUIZ]
+def quizzes(lesson) -> list[str]:
+    return lesson.quizzes
 
 
 @pytest.fixture(scope="module")
-def lesson_run(cells: list[Cell]) -> tuple[dict, list[str], list[int]]:
-    """Run the lesson's cells in page order in one namespace, as the site does.
-
-    Returns the namespace, each cell's printed output and how many figures it drew.
-    Print options and figures are restored afterwards, so other tests see none of it.
-    """
-    matplotlib = pytest.importorskip("matplotlib")
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    namespace: dict = {"__name__": "__main__"}
-    printed, figures = [], []
-    with np.printoptions():
-        try:
-            for n, cell in enumerate(cells):
-                before = set(plt.get_fignums())
-                out = io.StringIO()
-                with contextlib.redirect_stdout(out):
-                    exec(
-                        compile(f"{cell.setup}\n{cell.code}", f"<lesson cell {n + 1}>", "exec"),
-                        namespace,
-                    )
-                printed.append(out.getvalue())
-                figures.append(len(set(plt.get_fignums()) - before))
-        finally:
-            plt.close("all")
-    return namespace, printed, figures
+def lesson_run(lesson, lesson_runner):
+    """The namespace after the lesson's cells, each cell's printed output and its figure count."""
+    return lesson_runner(lesson.cells)
 
 
 # --- the lesson's shape -------------------------------------------------------------------
