@@ -20,7 +20,7 @@ hits both sides alike:
      and imported; navigation start -> "numpy imported" reaches the page.
 (b)  lesson 32, Run on cell 1 clicked as soon as the page has loaded and the
      button exists; navigation start -> first live output node in the cell.
-(d)  cell 2 (heatmap) likewise -> live figure ``img``; against its own floor:
+(d)  cell 3 (heatmap) likewise -> live figure ``img``; against its own floor:
      the bare page with numpy + matplotlib + posenc, the font list, ``import
      matplotlib.pyplot``, then cell 2's own code run with ``exec`` and its
      figure saved to PNG.

@@ -83,8 +83,10 @@
     mark(name);
     button.click();
   };
+  // The Run button works once cell.js has enhanced the cell (MARKUP.liveCell);
+  // the build renders it hidden before that.
   const whenButton = (cell, fn) => {
-    const selector = `${cell} ${MARKUP.runButton}`;
+    const selector = `${cell}${MARKUP.liveCell} ${MARKUP.runButton}`;
     if (document.querySelector(selector)) return fn();
     const observer = new MutationObserver(() => {
       if (!document.querySelector(selector)) return;
@@ -92,7 +94,7 @@
       mark("run button ready");
       fn();
     });
-    observer.observe(document, { childList: true, subtree: true });
+    observer.observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ["class"] });
   };
   if (cfg.cell) {
     B.watch(cfg.cell, "output");

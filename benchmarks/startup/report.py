@@ -117,7 +117,7 @@ def print_figures(count: int, judged: dict) -> None:
         ),
         ("floor_d: bare + matplotlib + cell 2 to PNG", fmt_s(med["floor_d"]), "", ""),
         (
-            "(d) cell 2 heatmap, Run at load -> figure",
+            "(d) cell 3 heatmap, Run at load -> figure",
             fmt_s(med["d"]),
             f"(d)/floor = {fmt_ratio(ratios['d/floor_d'])}",
             f"<= {GOALS['d/floor_d']}: {verdict(checks['d/floor_d'])}",

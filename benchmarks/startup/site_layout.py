@@ -7,7 +7,7 @@ uses the new names, the old ones can go.
 
 LESSON = "lessons/32-positional-encoding/"
 TEXT_CELL = "#cell-1"  # prints text, for (b), (c) and (f)
-FIGURE_CELL = "#cell-2"  # the heatmap, for (d) and (e)
+FIGURE_CELL = "#cell-3"  # the heatmap, for (d) and (e)
 
 COURSE_FOLDER = "assets/course"
 WORKER_SETTINGS = ("worker-settings.json", "runtime.json")
@@ -30,6 +30,7 @@ CELL_MARKUP = {
     "output": ".course-cell__output",
     "liveOutput": ".course-out, .course-cell__notice",
     "figure": "figure img",
+    "liveCell": ".course-cell--live",
     "runButton": ".course-cell__button--run",
     "status": ".course-cell__status",
     "precomputedAttribute": "data-precomputed",
