@@ -42,11 +42,20 @@ class CourseConfig(Config):
     execute = c.Type(bool, default=True)
     """Run every cell at build time and embed its output."""
 
-    execute_timeout = c.Type(int, default=300)
-    """Seconds one page's cells may take at build time before the build fails."""
+    execute_timeout = c.Type(int, default=60)
+    """Seconds one page's cells may run at build time (Python's start not counted) before the build
+    fails at the cell that was running."""
 
     cache_dir = c.Type(str, default=".cache/course")
     """Build cache: cell outputs and the posenc wheel, keyed by content."""
 
     time_limit = c.Type(int, default=0)
     """Seconds a cell may run in the browser before it is stopped; 0 turns the limit off."""
+
+    output_max_lines = c.Type(int, default=2000)
+    """Lines of stdout and stderr one run of a cell shows, in the browser and in the built page;
+    the rest is dropped with a notice (written into worker-settings.json for the worker)."""
+
+    output_max_chars = c.Type(int, default=200_000)
+    """Characters of stdout and stderr one run of a cell shows (same notice); a result or an
+    error longer than this is cut too."""

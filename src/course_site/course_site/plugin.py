@@ -28,7 +28,7 @@ from .cells import render_cell
 from .config import CourseConfig
 from .csp import add_policy, insert_in_head
 from .errors import LessonError
-from .execute import PageRunner
+from .execute import PageRunner, RunSettings, find_node
 from .fences import CELL, QUIZ
 from .lesson_page import LessonBlocks, PendingQuiz
 from .mathml import to_mathml
@@ -82,6 +82,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
                 base_url=self.config.pyodide_base_url,
                 import_packages=self.config.import_packages,
             )
+        limits = site_assets.OutputLimits(self.config.output_max_lines, self.config.output_max_chars)
         with _as_plugin_error():
             self.worker_settings = site_assets.worker_settings(
                 self.shipped,
@@ -89,11 +90,18 @@ class CoursePlugin(BasePlugin[CourseConfig]):
                 preload=self.config.preload,
                 time_limit=self.config.time_limit,
                 module_hint=self.config.module_hint,
+                output_limits=limits,
             )
-        self.runner = PageRunner(
-            self.root / self.config.cache_dir, [package.source], self.config.execute_timeout, self.config.module_hint
-        )
+            self.runner = self._page_runner(limits) if self.config.execute else None
         return config
+
+    def _page_runner(self, limits: site_assets.OutputLimits) -> PageRunner:
+        """Build-time runs in the site's own Python: its files staged in the cache, run by Node."""
+        find_node()
+        cache = self.root / self.config.cache_dir
+        settings = RunSettings(self.config.preload, self.config.import_packages, self.config.module_hint, limits)
+        python = site_assets.stage_local(self.shipped, cache / "python")
+        return PageRunner(cache, python, settings, self.config.execute_timeout)
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         """``files``: publish the lessons folder under ``lessons/``."""
@@ -112,7 +120,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         # MkDocs strips the front matter: count its lines so that errors name the file's lines.
         first_line = source[: len(source) - len(markdown)].count("\n") + 1 if source.endswith(markdown) else 1
         with _as_plugin_error():
-            self.page = LessonBlocks(markdown, shown, first_line, self.runner if self.config.execute else None)
+            self.page = LessonBlocks(markdown, shown, first_line, self.runner)
         self.page_url = page.url
         return self.page.markdown
 
