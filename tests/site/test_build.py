@@ -19,6 +19,13 @@ ROOT = Path(__file__).resolve().parents[2]
 PYODIDE_VERSION = json.loads((ROOT / "pyodide_assets/manifest.json").read_text())["pyodide_version"]
 PYODIDE_INDEX = f"pyodide/v{PYODIDE_VERSION}"  # where the site serves Pyodide
 SETTINGS = "assets/course/worker-settings.json"
+CACHE = Path()  # the session's build cache (conftest.py), shared by every project built here
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _shared_cache(build_cache: Path) -> None:
+    global CACHE
+    CACHE = build_cache
 
 
 def make_project(tmp_path: Path, lesson: str, **plugin: object) -> Path:
@@ -28,7 +35,7 @@ def make_project(tmp_path: Path, lesson: str, **plugin: object) -> Path:
         "pyodide_cache": str(ROOT / "pyodide_assets/files"),
         "package_project": str(ROOT),
         "package_source": "src/posenc",
-        "cache_dir": str(tmp_path / "cache"),
+        "cache_dir": str(CACHE),
         **plugin,
     }
     config = {
@@ -61,6 +68,10 @@ def build(project: Path, env: dict[str, str] | None = None) -> subprocess.Comple
         text=True,
         check=False,
     )
+
+
+def lesson_text(project: Path) -> str:
+    return (project / "lessons/lesson.md").read_text()
 
 
 def lesson_html(project: Path) -> str:
@@ -159,10 +170,28 @@ def test_pages_with_cells_start_python_first_thing_in_head(good_project: Path):
 
 
 def test_unchanged_rebuild_runs_no_cell(good_project: Path):
-    outputs = good_project / "cache/outputs"
+    outputs = CACHE / "outputs"
     before = {p.name: p.stat().st_mtime_ns for p in outputs.iterdir()}
-    assert build(good_project).returncode == 0
+    done = build(good_project)
+    assert done.returncode == 0
     assert {p.name: p.stat().st_mtime_ns for p in outputs.iterdir()} == before
+    assert "running" not in done.stderr
+
+
+def test_a_checkout_elsewhere_reuses_the_cache(good_project: Path, tmp_path: Path):
+    """The cache key holds no absolute path: the same lesson in another folder runs nothing."""
+    elsewhere = make_project(tmp_path, lesson_text(good_project))
+    done = build(elsewhere)
+    assert done.returncode == 0, done.stderr
+    assert "course: lessons/lesson.md: running" not in done.stderr
+    assert lesson_html(elsewhere).count("course-out--stdout") == lesson_html(good_project).count("course-out--stdout")
+
+
+def test_progress_of_each_page_is_logged(tmp_path: Path):
+    done = build(make_project(tmp_path, "# L\n\n```pyodide\nprint('progress')\n```\n"))
+    assert done.returncode == 0, done.stderr
+    assert "course: lessons/lesson.md: running 1 cell(s) in Pyodide" in done.stderr
+    assert re.search(r"course: lessons/lesson.md: 1 cell\(s\) ran in \d+\.\d s", done.stderr)
 
 
 def test_cell_that_raises_fails_the_build_with_file_line_and_traceback(tmp_path: Path):
@@ -177,7 +206,7 @@ def test_cell_that_raises_fails_the_build_with_file_line_and_traceback(tmp_path:
 def test_cell_that_ends_python_fails_the_build_with_its_exit_status(tmp_path: Path):
     done = build(make_project(tmp_path, "# L\n\n```pyodide\nimport os\nos._exit(3)\n```\n"))
     assert done.returncode != 0
-    assert "lessons/lesson.md:3: the cell runner crashed (exit status 3;" in done.stderr
+    assert "lessons/lesson.md:3: cell 1 of the page ended Python (exit status 3, as os._exit does)" in done.stderr
 
 
 def test_bad_option_fails_the_build_with_file_line(tmp_path: Path):
@@ -192,10 +221,13 @@ def test_error_lines_count_the_front_matter(tmp_path: Path):
     assert 'lessons/lesson.md:7: autorun="maybe" must be "true" or "false"' in done.stderr
 
 
-def test_endless_cell_fails_the_build_after_the_timeout(tmp_path: Path):
-    done = build(make_project(tmp_path, "# L\n\n```pyodide\nwhile True: pass\n```\n", execute_timeout=3))
+def test_endless_cell_fails_the_build_at_that_cell_after_the_time_limit(tmp_path: Path):
+    lesson = "# L\n\n```pyodide\nx = 1\n```\n\n```pyodide\nprint(x)\nwhile True:\n    x += 1\n```\n"
+    done = build(make_project(tmp_path, lesson, execute_timeout=3))
     assert done.returncode != 0
-    assert "lessons/lesson.md:3: the page's cells did not finish within 3 s" in done.stderr
+    assert "lessons/lesson.md:8: cell 2 of the page was still running after 3 s at build time" in done.stderr
+    assert "raise `execute_timeout` under `plugins: - course:` in mkdocs.yml" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_cdn_option_serves_pyodide_from_the_cdn_and_posenc_from_the_site(tmp_path: Path):

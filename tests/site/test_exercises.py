@@ -131,21 +131,19 @@ def test_exercise_section_outside_an_exercise(section):
 
 
 @pytest.fixture
-def runner(tmp_path):
-    return PageRunner(tmp_path, [ROOT / "src" / "posenc"], timeout=120, module_hint="module {name!r} is not available")
+def runner(make_runner) -> PageRunner:
+    return make_runner()
 
 
 def prove(runner: PageRunner, page: str) -> None:
     runner.prove(exercises_of(page))
 
 
-def test_a_sound_exercise_is_proved_once_then_cached(runner, tmp_path):
+def test_a_sound_exercise_is_proved_once_then_cached(runner, make_runner, tmp_path):
     prove(runner, PAGE)
     assert len(list((tmp_path / "outputs").glob("*.json"))) == 1
-    # Proved before: nothing runs again (a child process could not start within no time at all).
-    PageRunner(tmp_path, [ROOT / "src" / "posenc"], timeout=0, module_hint="module {name!r} is not available").prove(
-        exercises_of(PAGE)
-    )
+    # Proved before: nothing runs again (Python could not even start within no time at all).
+    make_runner(timeout=0).prove(exercises_of(PAGE))
 
 
 def test_unsolvable_exercise_fails_at_the_solution_with_the_checks_message(runner, tmp_path):

@@ -16,6 +16,7 @@ from .fences import Cell
 from .markup import Raw, tag, void
 
 FigureURL = Callable[[bytes], str]
+NOTICES = {"capped": "info", "dropped": "dropped"}  # the output limit's notices, as cell.js shows them
 
 
 def render_cell(
@@ -61,6 +62,9 @@ def render_outputs(outputs: list[Output], figure_url: FigureURL) -> Raw:
         if output.kind == "figure":
             figures += 1
             parts.append(_figure(output, figures, figure_url(output.png)))
+        elif output.kind in NOTICES:
+            notice = f"course-cell__notice course-cell__notice--{NOTICES[output.kind]}"
+            parts.append(tag("p", {"class": notice}, output.text))
         else:
             parts.append(tag("pre", {"class": f"course-out course-out--{output.kind}"}, output.text))
     return tag(

@@ -7,7 +7,7 @@ settings (preloaded packages, ``import_packages``, the module hint, the output l
 So a cell that would fail in the browser (an API newer than the shipped numpy, a module
 the site does not ship) fails the build at its ``file:line``, and the pre-rendered output
 is what a learner's first Run shows. A page's cells run in order, in one namespace, in
-one Node process (``node_runner.mjs`` and its Python half ``node_runner.py``), which
+one Node process (``node/runner.mjs`` and its Python half ``node/runner.py``), which
 reports each cell as it starts: a page that runs too long fails at the cell that was
 running. Results are cached by content (cells, runner, lock, settings), never by where
 the checkout lives, so an unchanged rebuild runs nothing, in any clone.
@@ -39,11 +39,12 @@ from .fences import Block, Cell
 from .site_assets import LocalPython, OutputLimits, SettingsError
 
 PY_ASSETS = Path(__file__).parent / "assets" / "py"  # the Python the browser also runs (cell_exec.py)
-NODE_RUNNER = Path(__file__).with_name("node_runner.mjs")
+NODE_DIR = Path(__file__).with_name("node")  # the runner under Node: runner.mjs and its Python half runner.py
+NODE_RUNNER = NODE_DIR / "runner.mjs"
 RUNNER_FILES = {
     "cell_exec.py": PY_ASSETS / "cell_exec.py",
     "exercise_check.py": PY_ASSETS / "exercise_check.py",
-    "node_runner.py": Path(__file__).with_name("node_runner.py"),
+    "course_build_runner.py": NODE_DIR / "runner.py",
 }
 NODE_MIN_VERSION = 18
 STARTUP_TIMEOUT = 180  # seconds for Pyodide to start under Node on a busy machine (not the author's limit)
@@ -106,6 +107,7 @@ class PageRunner:
         self.settings = settings
         self.timeout = timeout
         self._fingerprint = _fingerprint(python, settings)
+        self.versions = shipped_versions(python.lock_text, settings.preload)
 
     def run(self, cells: list[Cell]) -> list[list[Output]]:
         """Return each cell's outputs (an empty list for ``execute="false"`` cells).
@@ -158,7 +160,7 @@ class PageRunner:
             outputs = [_with_notice(o, self.settings.limits) for o in message["outputs"]]
             if not message["ok"]:
                 error = "\n".join(o["text"] for o in outputs if o["kind"] == "error")
-                raise _cell_error(cells, message["number"], error)
+                raise _cell_error(cells, message["number"], error, self.versions)
             replies.append(outputs)
         log.info(f"course: {path}: {len(cells)} cell(s) ran in {time.monotonic() - started:.1f} s")
         return replies
@@ -224,7 +226,7 @@ _TIMED_OUT = {"type": "timed out"}
 
 
 class _NodeProcess:
-    """``node node_runner.mjs`` with a request on its stdin, read one JSON line at a time."""
+    """``node node/runner.mjs`` with a request on its stdin, read one JSON line at a time."""
 
     def __init__(self, request: dict) -> None:
         self.stderr = tempfile.TemporaryFile(mode="w+")
@@ -347,13 +349,29 @@ def _fingerprint(python: LocalPython, settings: RunSettings) -> str:
     return digest.hexdigest()
 
 
-def _cell_error(cells: dict[int, Cell], failed: int, error: str) -> LessonError:
-    """A `LessonError` at the Markdown line where cell number ``failed`` raised."""
+def shipped_versions(lock_text: str, preload: list[str]) -> str:
+    """What a cell runs in, for the author: Pyodide, its Python, numpy, matplotlib and the preloaded packages."""
+    lock = json.loads(lock_text)
+    packages = lock["packages"]
+    names = [name for name in dict.fromkeys(["numpy", "matplotlib", *preload]) if name in packages]
+    listed = ", ".join(f"{name} {packages[name]['version']}" for name in names)
+    return f"Pyodide {lock['info']['version']} (Python {lock['info']['python']}) with {listed}"
+
+
+def _cell_error(cells: dict[int, Cell], failed: int, error: str, versions: str) -> LessonError:
+    """A `LessonError` at the Markdown line where cell number ``failed`` raised.
+
+    The hint says that cells run in the learner's Python: ``versions`` names it.
+    """
     cell = cells[failed]
     frames = [m for m in _FRAME.finditer(error) if int(m["n"]) == failed]
     line = _markdown_line(cells, frames[-1]) if frames else cell.code_line
     traceback = _FRAME.sub(lambda m: f'File "{cells[int(m["n"])].block.path}", line {_markdown_line(cells, m)}', error)
-    return LessonError(cell.block.path, line, f"cell {failed} of the page raised", traceback)
+    hint = (
+        f"Cells run at build time in the Python a learner's browser runs, {versions}: an API newer than "
+        "these, or a module the site does not ship, fails here as it would for every learner."
+    )
+    return LessonError(cell.block.path, line, f"cell {failed} of the page raised", f"{traceback.rstrip()}\n{hint}")
 
 
 def _markdown_line(cells: dict[int, Cell], frame: re.Match[str]) -> int:

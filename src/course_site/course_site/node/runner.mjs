@@ -2,7 +2,7 @@
 //
 // Reads one JSON request on stdin: where the staged Pyodide files and the site's lock are,
 // the Python files to run (cell_exec.py and exercise_check.py, which the browser's worker
-// runs too, and node_runner.py), the settings the worker reads from worker-settings.json
+// runs too, and runner.py), the settings the worker reads from worker-settings.json
 // (preload, import_packages, module_hint, output limits), then either the page's cells or
 // its exercises. Writes one JSON object per line on stdout:
 //   {type: "ready", version}                 Pyodide started, preloaded packages imported
@@ -22,7 +22,7 @@ console.log = console.info = console.warn = (...args) => process.stderr.write(ar
 
 const request = JSON.parse(readFileSync(0, "utf8"));
 let pyodide = null;
-let runner = null; // the Python module node_runner
+let runner = null; // runner.py, imported as course_build_runner
 let output = null; // the RunOutput of the cell that is running
 
 async function main() {
@@ -48,7 +48,7 @@ async function main() {
     pyodide.FS.writeFile(`${RUNTIME_DIR}/${name}`, readFileSync(path, "utf8"));
   }
   pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(RUNTIME_DIR)})`);
-  runner = pyodide.pyimport("node_runner");
+  runner = pyodide.pyimport("course_build_runner");
   runner.start(request.module_hint);
   for (const name of request.preload) pyodide.pyimport(name.replace(/-/g, "_"));
   send({ type: "ready", version: pyodide.version });
