@@ -46,7 +46,7 @@ def make_runner(local_python: site_assets.LocalPython, tmp_path: Path):
     def make(
         timeout: int = 120, limits: site_assets.OutputLimits = LIMITS, python: site_assets.LocalPython = local_python
     ) -> PageRunner:
-        settings = RunSettings(["numpy"], {"posenc.plot": ["matplotlib"]}, HINT, limits)
+        settings = RunSettings([], {"posenc.plot": ["matplotlib"]}, HINT, limits)
         return PageRunner(tmp_path, python, settings, timeout)
 
     return make

@@ -69,7 +69,7 @@ def test_cells_run_in_the_sites_pyodide_as_a_notebook_with_the_browsers_output_l
     assert kinds == ["stdout", "capped", "result", "dropped"]
     assert flood[0].text == "".join(f"{i}\n" for i in range(50))
     assert flood[1].text == "Output limit reached (50 lines or 200 kB per run); the rest is dropped."
-    assert flood[3].text == "… 99,950 lines dropped (0.5 MB of output not shown)."
+    assert flood[3].text == "… 99,950 lines dropped (0.6 MB of output not shown)."
     html = render_outputs(flood, figure_url=lambda png: "").html
     assert '<p class="course-cell__notice course-cell__notice--info">Output limit reached' in html
     assert '<p class="course-cell__notice course-cell__notice--dropped">… 99,950 lines dropped' in html

@@ -149,7 +149,7 @@ def test_quiz_parses_and_renders_accessible_form():
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ("Q?\n\n- [ ] a\n    why a\n- [ ] b\n    why b", r"q\.md:6: .*exactly one right option marked '- \[x\]', found 0"),
+        ("Q?\n\n- [ ] a\n    why a\n- [ ] b\n    why b", r"q\.md:6: .*exactly one right option marked .*, found 0"),
         ("Q?\n\n- [x] a\n    why a\n- [x] b\n    why b", r"q\.md:8: .*found 2 \(lines 6, 8\)"),
         ("Q?\n\n- [x] a\n- [ ] b\n    why b", r"q\.md:6: every option needs an explanation"),
         ("- [x] a\n    why\n- [ ] b\n    why", "no question"),
