@@ -45,11 +45,13 @@ def test_a_failed_rebuild_shows_its_error_on_every_page_until_it_is_fixed(tmp_pa
         lesson = project / "lessons/lesson.md"
         lesson.write_text(QUIZ.replace("- [ ] b", "- [x] b"))
         server.builder()  # a rebuild after the save: it fails, and does not raise
-        for path in ("/lessons/lesson/", "/", "/no-such-page/"):
+        for path in ("/lessons/lesson/", "/"):
             status, page = get(server, path)
             assert "The course did not build" in page, path
             assert "lessons/lesson.md:8: a quiz needs exactly one right option" in page
             assert "livereload" in page  # the server's script: the page reloads after the next build
+        # mkdocs serve answers any other URL with the site's 404.html.
+        assert "lessons/lesson.md:8: a quiz needs" in (site / "404.html").read_text()
         lesson.write_text(QUIZ)
         server.builder()
         status, page = get(server, "/lessons/lesson/")
