@@ -287,3 +287,44 @@ def test_fence_added_by_another_extension_renders_without_build_time_output(tmp_
     assert 'data-code="print(&quot;included&quot;)"' in included
     assert "course-cell__output" not in included  # the page's cells ran before the include existed
     assert 'id="cell-1"' in tagged and '<pre class="course-out course-out--stdout">tagged\n</pre>' in tagged
+
+
+# --- each authoring mistake: the build names file:line and says how to fix it --------------------
+
+
+def test_unquoted_option_values_are_accepted(tmp_path: Path):
+    lesson = "# L\n\n```pyodide height=10 autorun=true execute=false\nx = 1\n```\n"
+    done = build(make_project(tmp_path, lesson))
+    assert done.returncode == 0, done.stderr
+    html = lesson_html(tmp_path)
+    assert 'data-height="10"' in html and 'data-autorun="true"' in html and "course-cell__output" not in html
+
+
+def test_bad_quiz_fails_at_its_x_lines(tmp_path: Path):
+    lesson = "# L\n\n```quiz\nQ?\n\n- [x] a\n    why a\n- [x] b\n    why b\n```\n"
+    done = build(make_project(tmp_path, lesson))
+    assert done.returncode != 0
+    assert (
+        "lessons/lesson.md:8: a quiz needs exactly one right option marked '- [x]', found 2 (lines 6, 8)" in done.stderr
+    )
+
+
+def test_tex_that_cannot_be_rendered_fails_at_its_line_with_the_snippet(tmp_path: Path):
+    done = build(make_project(tmp_path, "# L\n\nFine: $x^2$.\n\nBroken: $\\frac{1}{$ here.\n"))
+    assert done.returncode != 0
+    assert "lessons/lesson.md:5: the TeX `\\frac{1}{` cannot be rendered:" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_unknown_tex_command_fails_the_strict_build_at_its_line(tmp_path: Path):
+    done = build(make_project(tmp_path, "# L\n\nA function: $\\softmax(x)$.\n"))
+    assert done.returncode != 0
+    assert "lessons/lesson.md:3: unknown TeX command \\softmax in `\\softmax(x)`" in done.stderr
+
+
+def test_lesson_missing_from_nav_fails_the_strict_build(tmp_path: Path):
+    project = make_project(tmp_path, "# L\n")
+    (project / "lessons/forgotten.md").write_text("# Forgotten\n")
+    done = build(project)
+    assert done.returncode != 0
+    assert "lessons/forgotten.md: this lesson is not in `nav` in mkdocs.yml" in done.stderr
