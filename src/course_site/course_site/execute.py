@@ -193,7 +193,7 @@ class PageRunner:
             while True:
                 message = process.next_message(deadline)
                 if message is None:
-                    raise _ended(process, first, running)
+                    raise _ended(process, blocks[running] if running else first, running)
                 if message == _TIMED_OUT:
                     raise _timed_out(first, running, cells, self.timeout, ready=ready)
                 if message["type"] == "ready":
@@ -256,11 +256,12 @@ class _NodeProcess:
         return None if line is None else json.loads(line)
 
     def error_text(self) -> str:
-        """What the process wrote on stderr, its last lines (Node's own messages, not the author's)."""
+        """The error Node reported on stderr, in one line (its last ``...Error: ...`` line), without its stack."""
         self.process.wait()
         self.stderr.seek(0)
-        lines = [line for line in self.stderr.read().splitlines() if line.strip()]
-        return "\n".join(lines[-5:])
+        lines = [line.strip() for line in self.stderr.read().splitlines() if line.strip()]
+        errors = [line for line in lines if re.match(r"^\w*Error\b", line)]
+        return (errors or lines or ["no message"])[-1]
 
     def __enter__(self) -> _NodeProcess:
         return self
@@ -308,14 +309,14 @@ def _exited(block: Block, running: int | None, status: int) -> LessonError:
     )
 
 
-def _ended(process: _NodeProcess, first: Block, running: int | None) -> LessonError:
+def _ended(process: _NodeProcess, block: Block, running: int | None) -> LessonError:
+    """The error when Node ended early: at the cell that ran (too much memory, a crash in Pyodide)."""
     status = process.process.wait()
-    where = f"while cell {running} of the page ran" if running else "before any cell ran"
+    where = f"while cell {running} of the page ran (too much memory?)" if running else "before any cell ran"
     return LessonError(
-        first.path,
-        first.line,
-        f"the build-time Python (Pyodide under Node) stopped {where} (exit status {status}): "
-        f"{process.error_text() or 'no message'}",
+        block.path,
+        block.line,
+        f"the build-time Python (Pyodide under Node) stopped {where}, exit status {status}: {process.error_text()}",
     )
 
 
