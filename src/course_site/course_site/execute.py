@@ -154,7 +154,10 @@ class PageRunner:
         started = time.monotonic()
         request = {"cells": [{"number": n, "code": c.code, "setup": c.setup} for n, c in cells.items()]}
         replies = []
+        ready = started
         for message in self._exchange(request, {n: c.block for n, c in cells.items()}, cells):
+            if message["type"] == "ready":
+                ready = time.monotonic()
             if message["type"] != "cell":
                 continue
             outputs = [_with_notice(o, self.settings.limits) for o in message["outputs"]]
@@ -162,7 +165,11 @@ class PageRunner:
                 error = "\n".join(o["text"] for o in outputs if o["kind"] == "error")
                 raise _cell_error(cells, message["number"], error, self.versions)
             replies.append(outputs)
-        log.info(f"course: {path}: {len(cells)} cell(s) ran in {time.monotonic() - started:.1f} s")
+        cells_took = time.monotonic() - ready
+        log.info(
+            f"course: {path}: {len(cells)} cell(s) ran in {cells_took:.1f} s "
+            f"(of execute_timeout {self.timeout} s), after {ready - started:.1f} s to start Python"
+        )
         return replies
 
     def _exchange(
