@@ -18,7 +18,7 @@ class CourseConfig(Config):
 
     package_source = c.Type(str)
     """That package's import folder, relative to ``package_project`` (required; e.g. ``src/posenc``).
-    Its name is the module cells import; build-time runs import it from there, ``mkdocs serve`` watches it."""
+    Its name is the module cells import; its wheel is what build-time runs install too; ``mkdocs serve`` watches it."""
 
     preload = c.ListOfItems(c.Type(str), default=[])
     """Lock packages loaded and imported with Python itself, before any Run (e.g. ``[numpy, posenc]``)."""
