@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1:8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve site test assets browser lint format bench editor clean
+.PHONY: serve site test assets browser node lint format bench editor clean
 
 $(STAMP): pyproject.toml src/course_site/pyproject.toml requirements/constraints.txt
 	@$(PYTHON) scripts/check_python.py
@@ -23,16 +23,20 @@ assets: $(STAMP)
 browser: $(STAMP)
 	$(BIN)/python scripts/ensure_browser.py
 
+## node: find Node.js 18+ (the build runs the cells in Pyodide under Node), or install it (apt-get as root on Debian)
+node:
+	@$(PYTHON) scripts/ensure_node.py
+
 ## serve: build and serve the site at http://$(HOST) with live reload
-serve: assets
+serve: assets node
 	SITE_URL=http://$(HOST)/ $(BIN)/mkdocs serve --dev-addr $(HOST)
 
 ## site: the static build into ./site
-site: assets
+site: assets node
 	$(BIN)/mkdocs build --strict
 
 ## test: everything: lint, unit tests, doctests, lesson cells in CPython and Pyodide, browser tests
-test: assets browser lint
+test: assets browser node lint
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
@@ -44,7 +48,7 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix .
 
 ## bench: the benchmarks (ratios measured side by side)
-bench: assets browser
+bench: assets browser node
 	$(BIN)/python benchmarks/bench_posenc.py
 	$(BIN)/python benchmarks/first_output.py
 

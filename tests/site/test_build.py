@@ -19,6 +19,13 @@ ROOT = Path(__file__).resolve().parents[2]
 PYODIDE_VERSION = json.loads((ROOT / "pyodide_assets/manifest.json").read_text())["pyodide_version"]
 PYODIDE_INDEX = f"pyodide/v{PYODIDE_VERSION}"  # where the site serves Pyodide
 SETTINGS = "assets/course/worker-settings.json"
+CACHE = Path()  # the session's build cache (conftest.py), shared by every project built here
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _shared_cache(build_cache: Path) -> None:
+    global CACHE
+    CACHE = build_cache
 
 
 def make_project(tmp_path: Path, lesson: str, **plugin: object) -> Path:
@@ -28,7 +35,7 @@ def make_project(tmp_path: Path, lesson: str, **plugin: object) -> Path:
         "pyodide_cache": str(ROOT / "pyodide_assets/files"),
         "package_project": str(ROOT),
         "package_source": "src/posenc",
-        "cache_dir": str(tmp_path / "cache"),
+        "cache_dir": str(CACHE),
         **plugin,
     }
     config = {
@@ -61,6 +68,10 @@ def build(project: Path, env: dict[str, str] | None = None) -> subprocess.Comple
         text=True,
         check=False,
     )
+
+
+def lesson_text(project: Path) -> str:
+    return (project / "lessons/lesson.md").read_text()
 
 
 def lesson_html(project: Path) -> str:
@@ -105,6 +116,7 @@ def good_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = make_project(tmp_path_factory.mktemp("good"), GOOD)
     done = build(project)
     assert done.returncode == 0, done.stderr
+    (project / "build.log").write_text(done.stderr)  # for the test of the build's progress
     return project
 
 
@@ -171,10 +183,28 @@ def test_pages_with_cells_start_python_first_thing_in_head(good_project: Path):
 
 
 def test_unchanged_rebuild_runs_no_cell(good_project: Path):
-    outputs = good_project / "cache/outputs"
+    outputs = CACHE / "outputs"
     before = {p.name: p.stat().st_mtime_ns for p in outputs.iterdir()}
-    assert build(good_project).returncode == 0
+    done = build(good_project)
+    assert done.returncode == 0
     assert {p.name: p.stat().st_mtime_ns for p in outputs.iterdir()} == before
+    assert "running" not in done.stderr
+
+
+def test_a_checkout_elsewhere_reuses_the_cache(good_project: Path, tmp_path: Path):
+    """The cache key holds no absolute path: the same lesson in another folder runs nothing."""
+    elsewhere = make_project(tmp_path, lesson_text(good_project))
+    done = build(elsewhere)
+    assert done.returncode == 0, done.stderr
+    assert "course: lessons/lesson.md: running" not in done.stderr
+    assert lesson_html(elsewhere).count("course-out--stdout") == lesson_html(good_project).count("course-out--stdout")
+
+
+def test_progress_of_each_page_is_logged(good_project: Path):
+    log = (good_project / "build.log").read_text()
+    assert "course: lessons/lesson.md: running 3 cell(s) in Pyodide" in log
+    took = r"3 cell\(s\) ran in \d+\.\d s \(of execute_timeout 60 s\), after \d+\.\d s to start Python"
+    assert re.search(rf"course: lessons/lesson.md: {took}", log)
 
 
 def test_cell_that_raises_fails_the_build_with_file_line_and_traceback(tmp_path: Path):
@@ -189,7 +219,7 @@ def test_cell_that_raises_fails_the_build_with_file_line_and_traceback(tmp_path:
 def test_cell_that_ends_python_fails_the_build_with_its_exit_status(tmp_path: Path):
     done = build(make_project(tmp_path, "# L\n\n```pyodide\nimport os\nos._exit(3)\n```\n"))
     assert done.returncode != 0
-    assert "lessons/lesson.md:3: the cell runner crashed (exit status 3;" in done.stderr
+    assert "lessons/lesson.md:3: cell 1 of the page ended Python (exit status 3, as os._exit does)" in done.stderr
 
 
 def test_bad_option_fails_the_build_with_file_line(tmp_path: Path):
@@ -204,10 +234,13 @@ def test_error_lines_count_the_front_matter(tmp_path: Path):
     assert 'lessons/lesson.md:7: autorun="maybe" must be "true" or "false"' in done.stderr
 
 
-def test_endless_cell_fails_the_build_after_the_timeout(tmp_path: Path):
-    done = build(make_project(tmp_path, "# L\n\n```pyodide\nwhile True: pass\n```\n", execute_timeout=3))
+def test_endless_cell_fails_the_build_at_that_cell_after_the_time_limit(tmp_path: Path):
+    lesson = "# L\n\n```pyodide\nx = 1\n```\n\n```pyodide\nprint(x)\nwhile True:\n    x += 1\n```\n"
+    done = build(make_project(tmp_path, lesson, execute_timeout=3))
     assert done.returncode != 0
-    assert "lessons/lesson.md:3: the page's cells did not finish within 3 s" in done.stderr
+    assert "lessons/lesson.md:8: cell 2 of the page was still running after 3 s at build time" in done.stderr
+    assert "raise `execute_timeout` under `plugins: - course:` in mkdocs.yml" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_cdn_option_serves_pyodide_from_the_cdn_and_posenc_from_the_site(tmp_path: Path):
@@ -267,3 +300,44 @@ def test_fence_added_by_another_extension_renders_without_build_time_output(tmp_
     assert 'data-code="print(&quot;included&quot;)"' in included
     assert 'data-precomputed="true"' not in included  # the page's cells ran before the include existed
     assert 'id="cell-1"' in tagged and '<pre class="course-out course-out--stdout">tagged\n</pre>' in tagged
+
+
+# --- each authoring mistake: the build names file:line and says how to fix it --------------------
+
+
+def test_unquoted_option_values_are_accepted(tmp_path: Path):
+    lesson = "# L\n\n```pyodide height=10 autorun=true execute=false\nx = 1\n```\n"
+    done = build(make_project(tmp_path, lesson))
+    assert done.returncode == 0, done.stderr
+    html = lesson_html(tmp_path)
+    assert 'data-height="10"' in html and 'data-autorun="true"' in html and "course-cell__output" not in html
+
+
+def test_bad_quiz_fails_at_its_x_lines(tmp_path: Path):
+    lesson = "# L\n\n```quiz\nQ?\n\n- [x] a\n    why a\n- [x] b\n    why b\n```\n"
+    done = build(make_project(tmp_path, lesson))
+    assert done.returncode != 0
+    assert (
+        "lessons/lesson.md:8: a quiz needs exactly one right option marked '- [x]', found 2 (lines 6, 8)" in done.stderr
+    )
+
+
+def test_tex_that_cannot_be_rendered_fails_at_its_line_with_the_snippet(tmp_path: Path):
+    done = build(make_project(tmp_path, "# L\n\nFine: $x^2$.\n\nBroken: $\\frac{1}{$ here.\n"))
+    assert done.returncode != 0
+    assert "lessons/lesson.md:5: the TeX `\\frac{1}{` cannot be rendered:" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_unknown_tex_command_fails_the_strict_build_at_its_line(tmp_path: Path):
+    done = build(make_project(tmp_path, "# L\n\nA function: $\\softmax(x)$.\n"))
+    assert done.returncode != 0
+    assert "lessons/lesson.md:3: unknown TeX command \\softmax in `\\softmax(x)`" in done.stderr
+
+
+def test_lesson_missing_from_nav_fails_the_strict_build(tmp_path: Path):
+    project = make_project(tmp_path, "# L\n")
+    (project / "lessons/forgotten.md").write_text("# Forgotten\n")
+    done = build(project)
+    assert done.returncode != 0
+    assert "lessons/forgotten.md: this lesson is not in `nav` in mkdocs.yml" in done.stderr

@@ -10,7 +10,7 @@ from markdown import Markdown
 from course_site.cells import _highlight
 from course_site.errors import LessonError
 from course_site.execute import PageRunner
-from course_site.exercises import parse_exercises
+from course_site.exercises import Exercise, parse_exercises
 from course_site.exercises_html import render_exercise
 from course_site.fences import scan, to_cell
 from course_site.quiz import _converter
@@ -131,21 +131,36 @@ def test_exercise_section_outside_an_exercise(section):
 
 
 @pytest.fixture
-def runner(tmp_path):
-    return PageRunner(tmp_path, [ROOT / "src" / "posenc"], timeout=120, module_hint="module {name!r} is not available")
+def runner(make_runner) -> PageRunner:
+    return make_runner()
 
 
 def prove(runner: PageRunner, page: str) -> None:
     runner.prove(exercises_of(page))
 
 
-def test_a_sound_exercise_is_proved_once_then_cached(runner, tmp_path):
-    prove(runner, PAGE)
+def guide_example() -> Exercise:
+    guide = (ROOT / "docs" / "authors.md").read_text()
+    examples = [part.split("\n````", 1)[0] for part in guide.split("````markdown\n")[1:]]
+    [example] = [text for text in examples if "exercise=" in text]
+    [exercise] = parse_exercises(scan(example, "docs/authors.md"))
+    assert len(exercise.hints) == 2
+    return exercise
+
+
+def test_sound_exercises_are_proved_in_one_run_then_cached(runner, make_runner, tmp_path):
+    sound = [
+        *exercises_of(PAGE),
+        # A starter that raises fails the check, as it should.
+        *exercises_of(PAGE.replace("period = None  # the period of pair 0", "period = ___")),
+        # What a solution prints does not disturb the runner.
+        *exercises_of(PAGE.replace("period = 2 * math.pi", "print('{not json')\nperiod = 2 * math.pi")),
+        guide_example(),
+    ]
+    runner.prove(sound)
     assert len(list((tmp_path / "outputs").glob("*.json"))) == 1
-    # Proved before: nothing runs again (a child process could not start within no time at all).
-    PageRunner(tmp_path, [ROOT / "src" / "posenc"], timeout=0, module_hint="module {name!r} is not available").prove(
-        exercises_of(PAGE)
-    )
+    # Proved before: nothing runs again (Python could not even start within no time at all).
+    make_runner(timeout=0).prove(sound)
 
 
 def test_unsolvable_exercise_fails_at_the_solution_with_the_checks_message(runner, tmp_path):
@@ -168,10 +183,6 @@ def test_exercise_solved_by_its_starter_fails_at_the_starter(runner):
     )
 
 
-def test_a_starter_that_raises_fails_the_check_as_it_should(runner):
-    prove(runner, PAGE.replace("period = None  # the period of pair 0", "period = ___"))
-
-
 def test_solution_that_raises_points_at_its_line_with_the_traceback(runner):
     page = PAGE.replace("period = 2 * math.pi", "half = math.pi\nperiod = 2 * hlf")
     with pytest.raises(LessonError) as caught:
@@ -191,10 +202,6 @@ def test_setup_that_raises_points_at_the_setup(runner):
 def test_a_check_that_does_not_compile_fails_the_solution(runner):
     with pytest.raises(LessonError, match=r":14: the solution .* fails its check: the check does not compile: line 2"):
         prove(runner, PAGE.replace('assert period is not None, "', 'assert period is not None "'))
-
-
-def test_output_of_the_exercise_does_not_break_the_child(runner):
-    prove(runner, PAGE.replace("period = 2 * math.pi", "print('{not json')\nperiod = 2 * math.pi"))
 
 
 # --- the HTML ----------------------------------------------------------------------------------
@@ -224,12 +231,3 @@ def test_html_reads_without_javascript_and_carries_what_the_script_needs():
     assert '<details class="course-exercise__solution"><summary>Solution</summary>' in html
     assert 'role="group" aria-label="Solution"><div class="highlight">' in html
     assert '<div class="course-exercise__actions" hidden>' in html
-
-
-def test_the_author_guides_example_is_proved(runner):
-    guide = (ROOT / "docs" / "authors.md").read_text()
-    examples = [part.split("\n````", 1)[0] for part in guide.split("````markdown\n")[1:]]
-    [example] = [text for text in examples if "exercise=" in text]
-    [exercise] = parse_exercises(scan(example, "docs/authors.md"))
-    assert len(exercise.hints) == 2
-    runner.prove([exercise])

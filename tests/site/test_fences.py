@@ -53,13 +53,20 @@ def test_cell_without_markers_is_all_code():
     assert (cell.setup, cell.code, cell.code_line) == ("", "x = 1\nx + 1", 13)
 
 
-def test_tagging_numbers_each_block_in_its_header_and_changes_nothing_else():
+def test_tagging_puts_each_blocks_number_in_place_of_its_options_and_changes_nothing_else():
     tagged, blocks = tag_blocks(PAGE, "lessons/page.md")
     assert [b.line for b in blocks] == [3, 12]
-    assert tagged.splitlines()[2] == '```pyodide course_block="1" height="8" autorun="true"'
+    assert blocks[0].options == {"height": "8", "autorun": "true"}
+    assert tagged.splitlines()[2] == '```pyodide course_block="1"'
     assert tagged.splitlines()[11] == '    ```pyodide course_block="2"'
-    assert tagged.replace(' course_block="1"', "").replace(' course_block="2"', "") == PAGE
-    assert tag_blocks("```{.pyodide}\nx\n```", "p.md")[0].startswith('```{.pyodide course_block="1"}')
+    untagged = tagged.replace(' course_block="1"', ' height="8" autorun="true"').replace(' course_block="2"', "")
+    assert untagged == PAGE
+    assert tag_blocks("```{.pyodide height=5}\nx\n```", "p.md")[0].startswith('```{.pyodide course_block="1"}\n')
+
+
+def test_option_values_may_be_unquoted():
+    [block] = scan("```pyodide height=10 autorun=true execute='false'\nx = 1\n```\n", "lessons/p.md")
+    assert to_cell(block).options == CellOptions(height=10, autorun=True, execute=False)
 
 
 def test_lines_count_from_the_first_line_after_front_matter():
@@ -142,8 +149,8 @@ def test_quiz_parses_and_renders_accessible_form():
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ("Q?\n\n- [ ] a\n    why a\n- [ ] b\n    why b", "exactly one right option marked '- \\[x\\]', found 0"),
-        ("Q?\n\n- [x] a\n    why a\n- [x] b\n    why b", "found 2"),
+        ("Q?\n\n- [ ] a\n    why a\n- [ ] b\n    why b", r"q\.md:6: .*exactly one right option marked .*, found 0"),
+        ("Q?\n\n- [x] a\n    why a\n- [x] b\n    why b", r"q\.md:8: .*found 2 \(lines 6, 8\)"),
         ("Q?\n\n- [x] a\n- [ ] b\n    why b", r"q\.md:6: every option needs an explanation"),
         ("- [x] a\n    why\n- [ ] b\n    why", "no question"),
         ("Q?\n\n- [x] only\n    why", "at least two options"),

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-import json
 import os
 import subprocess
 import sys
 import warnings
-from pathlib import Path
 
 import pytest
 
@@ -300,53 +298,6 @@ def test_plt_show_outside_a_cell_is_matplotlibs(cell_exec, plt):
     plt.figure()
     with pytest.warns(UserWarning, match="non-interactive"):
         plt.show()
-
-
-# -- the build (execute.py's child): a fresh process that imports pyplot in a cell ----------
-
-
-def run_at_build(*cells: str) -> dict:
-    request = {
-        "cells": [{"number": n, "code": code, "setup": ""} for n, code in enumerate(cells, start=1)],
-        "sys_path": [str(PY_ASSETS), str(Path(__file__).resolve().parents[2] / "src")],
-        "module_hint": "module {name!r} is not available in this course",
-    }
-    env = {**os.environ, "MPLBACKEND": "agg", "DISPLAY": ":0"}
-    done = subprocess.run(
-        [sys.executable, "-m", "course_site.execute"],
-        input=json.dumps(request),
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
-    return json.loads(done.stdout)
-
-
-def test_build_runs_awaiting_cells_on_one_loop():
-    reply = run_at_build(
-        "import asyncio\nasync def later():\n    await asyncio.sleep(0)\n    return 'from cell 1'\n"
-        "task = asyncio.ensure_future(later())",
-        "await task",
-    )
-    assert "failed" not in reply, reply
-    assert reply["outputs"] == [[], [{"kind": "result", "text": "'from cell 1'"}]]
-
-
-def test_build_shows_figures_at_plt_show_without_a_warning():
-    reply = run_at_build(
-        "import matplotlib.pyplot as plt\nplt.plot([1]); plt.title('At show')\nplt.show()\nprint('after')",
-    )
-    assert "failed" not in reply, reply
-    [outputs] = reply["outputs"]
-    assert [(o["kind"], o["text"]) for o in outputs] == [("figure", "At show"), ("stdout", "after\n")]
-
-
-def test_build_reports_an_error_in_an_awaiting_cell():
-    reply = run_at_build("import asyncio\nawait asyncio.sleep(0)\nraise ValueError('late')")
-    assert reply["failed"] == 1
-    assert 'File "<cell 1>", line 3' in reply["error"]
-    assert reply["error"].rstrip().endswith("ValueError: late")
 
 
 def test_a_host_can_stop_an_awaiting_cell_by_cancelling_its_task(cell_exec):

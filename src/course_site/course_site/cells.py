@@ -20,6 +20,7 @@ from .fences import Cell
 from .markup import Raw, tag, void
 
 FigureURL = Callable[[bytes], str]
+NOTICES = {"capped": "info", "dropped": "dropped"}  # the output limit's notices, as cell.js shows them
 
 _BUTTONS = [
     # (kind, label, title, icon path)
@@ -110,6 +111,9 @@ def _outputs(outputs: list[Output], figure_url: FigureURL, index: int) -> Raw:
         if output.kind == "figure":
             figures += 1
             parts.append(_figure(output, figures, figure_url(output.png)))
+        elif output.kind in NOTICES:
+            notice = f"course-cell__notice course-cell__notice--{NOTICES[output.kind]}"
+            parts.append(tag("p", {"class": notice}, output.text))
         else:
             parts.append(tag("pre", {"class": f"{CELL['out']} {CELL['out']}--{output.kind}"}, output.text))
     label = tag("p", {"class": CELL["label"], "hidden": True}, _PRECOMPUTED) if parts else None

@@ -5,6 +5,8 @@ from __future__ import annotations
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 
+from . import limits
+
 
 class CourseConfig(Config):
     """Options of the ``course`` plugin, with their defaults."""
@@ -18,7 +20,7 @@ class CourseConfig(Config):
 
     package_source = c.Type(str)
     """That package's import folder, relative to ``package_project`` (required; e.g. ``src/posenc``).
-    Its name is the module cells import; build-time runs import it from there, ``mkdocs serve`` watches it."""
+    Its name is the module cells import; its wheel is what build-time runs install too; ``mkdocs serve`` watches it."""
 
     preload = c.ListOfItems(c.Type(str), default=[])
     """Lock packages loaded and imported with Python itself, before any Run (e.g. ``[numpy, posenc]``)."""
@@ -42,11 +44,20 @@ class CourseConfig(Config):
     execute = c.Type(bool, default=True)
     """Run every cell at build time and embed its output."""
 
-    execute_timeout = c.Type(int, default=300)
-    """Seconds one page's cells may take at build time before the build fails."""
+    execute_timeout = c.Type(int, default=60)
+    """Seconds one page's cells may run at build time (Python's start not counted) before the build
+    fails at the cell that was running."""
 
     cache_dir = c.Type(str, default=".cache/course")
     """Build cache: cell outputs and the posenc wheel, keyed by content."""
 
-    time_limit = c.Type(int, default=0)
+    time_limit = c.Type(int, default=limits.TIME_LIMIT_S)
     """Seconds a cell may run in the browser before it is stopped; 0 turns the limit off."""
+
+    output_max_lines = c.Type(int, default=limits.MAX_LINES)
+    """Lines of stdout and stderr one run of a cell shows, in the browser and in the built page;
+    the rest is dropped with a notice (written into worker-settings.json for the worker)."""
+
+    output_max_chars = c.Type(int, default=limits.MAX_CHARS)
+    """Characters of stdout and stderr one run of a cell shows (same notice); a result or an
+    error longer than this is cut too."""

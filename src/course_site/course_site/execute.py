@@ -1,67 +1,113 @@
-"""Run a page's cells at build time in CPython and keep their outputs.
+"""Run a page's cells at build time in the site's own Pyodide, under Node, and keep their outputs.
 
-The page's cells run in order in one namespace, in a child process (so a cell
-cannot hang or pollute the build), through the same ``cell_exec`` module
-that the browser's worker uses. Results are cached by the cells' text, the
-posenc source and the runner, so an unchanged rebuild does not run anything.
+The build runs cells in the very Python a learner gets: the Pyodide files, the lock and
+the course package's wheel the site publishes (`site_assets.stage_local`), the Python
+the browser's worker runs (``cell_exec.py``, ``exercise_check.py``) and the worker's
+settings (preloaded packages, ``import_packages``, the module hint, the output limits).
+So a cell that would fail in the browser (an API newer than the shipped numpy, a module
+the site does not ship) fails the build at its ``file:line``, and the pre-rendered output
+is what a learner's first Run shows. A page's cells run in order, in one namespace, in
+one Node process (``node/runner.mjs`` and its Python half ``node/runner.py``), which
+reports each cell as it starts: a page that runs too long fails at the cell that was
+running. Results are cached by content (cells, runner, lock, settings), never by where
+the checkout lives, so an unchanged rebuild runs nothing, in any clone.
 
-The same child process proves a page's exercises (`PageRunner.prove`): each
-solution must pass its check and each starter must fail it.
-
-The child side is ``python -m course_site.execute``: it reads a JSON request on
-stdin and writes a JSON reply on stdout.
+The same process proves a page's exercises (`PageRunner.prove`): each solution must pass
+its check and each starter must fail it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import base64
-import contextlib
 import hashlib
-import io
 import json
-import os
-import platform
+import logging
+import queue
 import re
+import shutil
 import subprocess
-import sys
-from collections.abc import Callable
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import LessonError
 from .exercises import Exercise
 from .fences import Block, Cell
+from .site_assets import LocalPython, OutputLimits, SettingsError
 
 PY_ASSETS = Path(__file__).parent / "assets" / "py"  # the Python the browser also runs (cell_exec.py)
+NODE_DIR = Path(__file__).with_name("node")  # the runner under Node: runner.mjs and its Python half runner.py
+NODE_RUNNER = NODE_DIR / "runner.mjs"
+RUNNER_FILES = {
+    "cell_exec.py": PY_ASSETS / "cell_exec.py",
+    "exercise_check.py": PY_ASSETS / "exercise_check.py",
+    "course_build_runner.py": NODE_DIR / "runner.py",
+}
+NODE_MIN_VERSION = 18
+STARTUP_TIMEOUT = 180  # seconds for Pyodide to start under Node on a busy machine (not the author's limit)
+NODE_HINT = (
+    "install Node.js {min}+ (Debian/Ubuntu: `apt-get install nodejs`, or `make node`), "
+    "or set `execute: false` under `plugins: - course:` in mkdocs.yml to skip build-time runs"
+)
 _FRAME = re.compile(r'File "<(?P<kind>cell|setup) (?P<n>\d+)>", line (?P<line>\d+)')
 _EXERCISE_FRAME = re.compile(r'File "<exercise (?P<n>\d+) (?P<section>setup|solution|starter)>", line (?P<line>\d+)')
+log = logging.getLogger("mkdocs.plugins.course")
 
 
 @dataclass(frozen=True)
 class Output:
-    """One piece of a cell's output: ``kind`` is stdout, stderr, result, error or figure."""
+    """One piece of a cell's output: ``kind`` is stdout, stderr, result, error, figure,
+    or a notice of the output limit: ``capped`` (the limit was reached) or ``dropped`` (how much)."""
 
     kind: str
     text: str = ""
     png: bytes = b""
 
     @classmethod
-    def from_json(cls, data: dict[str, str]) -> Output:
+    def from_json(cls, data: dict) -> Output:
         return cls(data["kind"], data.get("text", ""), base64.b64decode(data.get("png", "")))
 
 
-class PageRunner:
-    """Runs the cells of pages at build time, with a content-addressed cache."""
+@dataclass(frozen=True)
+class RunSettings:
+    """The worker's settings that change what a cell does (from the plugin's config)."""
 
-    def __init__(self, cache_dir: Path, source_dirs: list[Path], timeout: int, module_hint: str) -> None:
-        """``source_dirs`` are package folders (``src/posenc``) the cells import;
-        ``module_hint`` is the note on a ``ModuleNotFoundError`` (``{name}`` is the module)."""
+    preload: list[str]
+    import_packages: dict[str, list[str]]
+    module_hint: str
+    limits: OutputLimits
+
+
+def find_node() -> str:
+    """The ``node`` executable, checked to be recent enough; raises `SettingsError` saying how to get one."""
+    node = shutil.which("node")
+    if node is None:
+        raise SettingsError(
+            "course: build-time runs need Node.js (no `node` on PATH): " + NODE_HINT.format(min=NODE_MIN_VERSION)
+        )
+    version = subprocess.run([node, "--version"], capture_output=True, text=True, check=False).stdout.strip()
+    major = re.match(r"v(\d+)", version)
+    if not major or int(major[1]) < NODE_MIN_VERSION:
+        raise SettingsError(
+            f"course: {node} is Node.js {version or '(unknown)'}: " + NODE_HINT.format(min=NODE_MIN_VERSION)
+        )
+    return node
+
+
+class PageRunner:
+    """Runs the cells of pages at build time in the site's Pyodide, with a content-addressed cache."""
+
+    def __init__(self, cache_dir: Path, python: LocalPython, settings: RunSettings, timeout: int) -> None:
+        """``python`` is the staged site Python; ``timeout`` the seconds a page's cells may run."""
         self.cache_dir = cache_dir / "outputs"
-        self.source_dirs = source_dirs
+        self.python = python
+        self.settings = settings
         self.timeout = timeout
-        self.module_hint = module_hint
-        self._fingerprint = _fingerprint([PY_ASSETS, Path(__file__), *source_dirs], module_hint)
+        self._fingerprint = _fingerprint(python, settings)
+        self.versions = shipped_versions(python.lock_text, settings.preload)
 
     def run(self, cells: list[Cell]) -> list[list[Output]]:
         """Return each cell's outputs (an empty list for ``execute="false"`` cells).
@@ -75,9 +121,7 @@ class PageRunner:
         key = self._key([(c.setup, c.code) for c in runnable.values()])
         reply = self._cached(key)
         if reply is None:
-            reply = self._spawn(runnable)
-            if reply.get("failed") is not None:
-                raise _cell_error(runnable, reply["failed"], reply)
+            reply = {"outputs": self._run_cells(runnable)}
             self._store(key, reply)
         outputs = iter([[Output.from_json(o) for o in outs] for outs in reply["outputs"]])
         return [next(outputs) if cell.options.execute else [] for cell in cells]
@@ -95,9 +139,80 @@ class PageRunner:
         sections = [{name: getattr(exercise, name) for name in fields} for exercise in exercises]
         key = self._key(["exercises", sections])
         if self._cached(key) is None:
-            reply = self._call({"exercises": sections}, exercises[0].block, "exercises")
-            _raise_unproven(exercises, reply["verdicts"])
-            self._store(key, reply)
+            first = exercises[0].block
+            log.info(f"course: {first.path}: proving {len(exercises)} exercise(s) in Pyodide")
+            verdicts = next(
+                m["verdicts"] for m in self._exchange({"exercises": sections}, {1: first}) if "verdicts" in m
+            )
+            _raise_unproven(exercises, verdicts)
+            self._store(key, {"verdicts": verdicts})
+
+    def _run_cells(self, cells: dict[int, Cell]) -> list[list[dict]]:
+        """Each cell's outputs, run in Node; raises `LessonError` at the first cell that fails."""
+        path = next(iter(cells.values())).block.path
+        log.info(f"course: {path}: running {len(cells)} cell(s) in Pyodide")
+        started = time.monotonic()
+        request = {"cells": [{"number": n, "code": c.code, "setup": c.setup} for n, c in cells.items()]}
+        replies = []
+        ready = started
+        for message in self._exchange(request, {n: c.block for n, c in cells.items()}, cells):
+            if message["type"] == "ready":
+                ready = time.monotonic()
+            if message["type"] != "cell":
+                continue
+            outputs = [_with_notice(o, self.settings.limits) for o in message["outputs"]]
+            if not message["ok"]:
+                error = "\n".join(o["text"] for o in outputs if o["kind"] == "error")
+                raise _cell_error(cells, message["number"], error, self.versions)
+            replies.append(outputs)
+        cells_took = time.monotonic() - ready
+        log.info(
+            f"course: {path}: {len(cells)} cell(s) ran in {cells_took:.1f} s "
+            f"(of execute_timeout {self.timeout} s), after {ready - started:.1f} s to start Python"
+        )
+        return replies
+
+    def _exchange(
+        self, request: dict, blocks: dict[int, Block], cells: dict[int, Cell] | None = None
+    ) -> Iterator[dict]:
+        """Send ``request`` to a fresh Node runner; yield its messages until it ends.
+
+        ``blocks`` are the page's blocks by number (errors before any cell starts point at the
+        first); ``cells`` the cells, to name the one still running when the time is up.
+        """
+        python = self.python
+        request = {
+            **request,
+            "index": f"{python.index}/",
+            "lock": str(python.lock),
+            "font_list": str(python.font_list),
+            "python": {name: str(path) for name, path in RUNNER_FILES.items()},
+            "preload": self.settings.preload,
+            "import_packages": self.settings.import_packages,
+            "module_hint": self.settings.module_hint,
+            "limits": {"lines": self.settings.limits.lines, "chars": self.settings.limits.chars},
+        }
+        with _NodeProcess(request) as process:
+            first = blocks[min(blocks)]
+            running = None
+            ready = False
+            deadline = time.monotonic() + STARTUP_TIMEOUT
+            while True:
+                message = process.next_message(deadline)
+                if message is None:
+                    raise _ended(process, blocks[running] if running else first, running)
+                if message == _TIMED_OUT:
+                    raise _timed_out(first, running, cells, self.timeout, ready=ready)
+                if message["type"] == "ready":
+                    ready = True
+                    deadline = time.monotonic() + self.timeout
+                elif message["type"] == "started":
+                    running = message["number"]
+                elif message["type"] == "exit":
+                    raise _exited(blocks[running] if running else first, running, message["status"])
+                elif message["type"] == "done":
+                    return
+                yield message
 
     def _key(self, content: list) -> str:
         text = json.dumps([self._fingerprint, content])
@@ -113,70 +228,158 @@ class PageRunner:
         tmp.write_text(json.dumps(reply))
         tmp.replace(self.cache_dir / f"{key}.json")
 
-    def _spawn(self, cells: dict[int, Cell]) -> dict:
-        request = {"cells": [{"number": n, "code": c.code, "setup": c.setup} for n, c in cells.items()]}
-        return self._call(request, next(iter(cells.values())).block, "cells")
 
-    def _call(self, request: dict, first: Block, what: str) -> dict:
-        """The child's reply to ``request``; errors point at ``first``, the page's first of ``what``."""
-        sys_path = [str(PY_ASSETS), *sorted({str(d.parent) for d in self.source_dirs})]
-        request = {**request, "module_hint": self.module_hint}
-        env = {**os.environ, "MPLBACKEND": "agg", "PYTHONHASHSEED": "0"}
+_TIMED_OUT = {"type": "timed out"}
+
+
+class _NodeProcess:
+    """``node node/runner.mjs`` with a request on its stdin, read one JSON line at a time."""
+
+    def __init__(self, request: dict) -> None:
+        self.stderr = tempfile.TemporaryFile(mode="w+")
+        self.process = subprocess.Popen(
+            [find_node(), str(NODE_RUNNER)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            text=True,
+        )
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.process.stdin.write(json.dumps(request))
+        self.process.stdin.close()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def next_message(self, deadline: float) -> dict | None:
+        """The next message; None when the process ended, `_TIMED_OUT` past ``deadline``."""
         try:
-            done = subprocess.run(
-                [sys.executable, "-m", "course_site.execute"],
-                input=json.dumps({**request, "sys_path": sys_path}),
-                capture_output=True,
-                text=True,
-                timeout=self.timeout,
-                env=env,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            raise LessonError(
-                first.path,
-                first.line,
-                f"the page's {what} did not finish within {self.timeout} s at build time "
-                "(raise execute_timeout in mkdocs.yml or fix the loop)",
-            ) from None
-        if done.returncode != 0:
-            why = f"the cell runner crashed (exit status {done.returncode}; a cell calling os._exit ends it too)"
-            raise LessonError(first.path, first.line, why, done.stderr)
-        return json.loads(done.stdout)
+            line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            return _TIMED_OUT
+        return None if line is None else json.loads(line)
+
+    def error_text(self) -> str:
+        """The error Node reported on stderr, in one line (its last ``...Error: ...`` line), without its stack."""
+        self.process.wait()
+        self.stderr.seek(0)
+        lines = [line.strip() for line in self.stderr.read().splitlines() if line.strip()]
+        errors = [line for line in lines if re.match(r"^\w*Error\b", line)]
+        return (errors or lines or ["no message"])[-1]
+
+    def __enter__(self) -> _NodeProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        self.process.stdout.close()
+        self.stderr.close()
 
 
-def _fingerprint(paths: list[Path], module_hint: str) -> str:
-    """Hash of the runner, the served sources, the module hint and the interpreter versions."""
-    digest = hashlib.sha256(f"{platform.python_version()} {_versions()} {module_hint}".encode())
-    for root in paths:
-        files = [root] if root.is_file() else sorted(root.rglob("*.py"))
-        for path in files:
-            digest.update(path.as_posix().encode())
-            digest.update(path.read_bytes())
+def _timed_out(
+    first: Block, running: int | None, cells: dict[int, Cell] | None, timeout: int, *, ready: bool
+) -> LessonError:
+    """The error when time ran out: at the cell that was running, else at the page's first block."""
+    if not ready:
+        return LessonError(
+            first.path, first.line, f"Python (the site's Pyodide under Node) did not start within {STARTUP_TIMEOUT} s"
+        )
+    if cells is None or running is None:
+        return LessonError(
+            first.path,
+            first.line,
+            f"the page's exercises were still running after {timeout} s at build time (an endless loop in a "
+            "setup, check, starter or solution?): fix it, or raise `execute_timeout` under `plugins: - course:`",
+        )
+    cell = cells[running]
+    return LessonError(
+        cell.block.path,
+        cell.code_line,
+        f"cell {running} of the page was still running after {timeout} s at build time "
+        '(an endless loop, or too much work?): make it faster, mark its fence execute="false", '
+        "or raise `execute_timeout` under `plugins: - course:` in mkdocs.yml",
+    )
+
+
+def _exited(block: Block, running: int | None, status: int) -> LessonError:
+    where = f"cell {running} of the page" if running else "the page's code"
+    return LessonError(
+        block.path,
+        block.line,
+        f"{where} ended Python (exit status {status}, as os._exit does); the browser would restart Python "
+        "and lose the page's namespace: raise an exception instead",
+    )
+
+
+def _ended(process: _NodeProcess, block: Block, running: int | None) -> LessonError:
+    """The error when Node ended early: at the cell that ran (too much memory, a crash in Pyodide)."""
+    status = process.process.wait()
+    where = f"while cell {running} of the page ran (too much memory?)" if running else "before any cell ran"
+    return LessonError(
+        block.path,
+        block.line,
+        f"the build-time Python (Pyodide under Node) stopped {where}, exit status {status}: {process.error_text()}",
+    )
+
+
+def _with_notice(output: dict, limits: OutputLimits) -> dict:
+    """An output of the runner; the output limit's notices get the browser's text (cell.js)."""
+    if output["kind"] == "capped":
+        kb = round(limits.chars / 1000)
+        return {
+            "kind": "capped",
+            "text": f"Output limit reached ({limits.lines} lines or {kb} kB per run); the rest is dropped.",
+        }
+    if output["kind"] == "dropped":
+        lines = output["lines"]
+        text = (
+            f"… {lines:,} line{'' if lines == 1 else 's'} dropped ({output['chars'] / 1e6:.1f} MB of output not shown)."
+        )
+        return {"kind": "dropped", "text": text}
+    return output
+
+
+def _fingerprint(python: LocalPython, settings: RunSettings) -> str:
+    """Hash of what decides a cell's output besides its code: the runner, the lock, the settings.
+
+    Files are named by their name, never by where the checkout is, so every clone shares keys.
+    """
+    digest = hashlib.sha256(python.lock_text.encode())
+    for name, path in sorted({**RUNNER_FILES, NODE_RUNNER.name: NODE_RUNNER}.items()):
+        digest.update(name.encode() + b"\0" + path.read_bytes())
+    digest.update(json.dumps([settings.preload, settings.import_packages, settings.module_hint]).encode())
+    digest.update(f"{settings.limits.lines} {settings.limits.chars}".encode())
     return digest.hexdigest()
 
 
-def _versions() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    found = []
-    for name in ("numpy", "matplotlib"):
-        try:
-            found.append(f"{name}={version(name)}")
-        except PackageNotFoundError:
-            found.append(f"{name}=none")
-    return " ".join(found)
+def shipped_versions(lock_text: str, preload: list[str]) -> str:
+    """What a cell runs in, for the author: Pyodide, its Python, numpy, matplotlib and the preloaded packages."""
+    lock = json.loads(lock_text)
+    packages = lock["packages"]
+    names = [name for name in dict.fromkeys(["numpy", "matplotlib", *preload]) if name in packages]
+    listed = ", ".join(f"{name} {packages[name]['version']}" for name in names)
+    return f"Pyodide {lock['info']['version']} (Python {lock['info']['python']}) with {listed}"
 
 
-def _cell_error(cells: dict[int, Cell], failed: int, reply: dict) -> LessonError:
-    """A `LessonError` at the Markdown line where cell number ``failed`` raised."""
+def _cell_error(cells: dict[int, Cell], failed: int, error: str, versions: str) -> LessonError:
+    """A `LessonError` at the Markdown line where cell number ``failed`` raised.
+
+    The hint says that cells run in the learner's Python: ``versions`` names it.
+    """
     cell = cells[failed]
-    frames = [m for m in _FRAME.finditer(reply["error"]) if int(m["n"]) == failed]
+    frames = [m for m in _FRAME.finditer(error) if int(m["n"]) == failed]
     line = _markdown_line(cells, frames[-1]) if frames else cell.code_line
-    traceback = _FRAME.sub(
-        lambda m: f'File "{cells[int(m["n"])].block.path}", line {_markdown_line(cells, m)}', reply["error"]
+    traceback = _FRAME.sub(lambda m: f'File "{cells[int(m["n"])].block.path}", line {_markdown_line(cells, m)}', error)
+    hint = (
+        f"Cells run at build time in the Python a learner's browser runs, {versions}: an API newer than "
+        "these, or a module the site does not ship, fails here as it would for every learner."
     )
-    return LessonError(cell.block.path, line, f"cell {failed} of the page raised", traceback)
+    return LessonError(cell.block.path, line, f"cell {failed} of the page raised", f"{traceback.rstrip()}\n{hint}")
 
 
 def _markdown_line(cells: dict[int, Cell], frame: re.Match[str]) -> int:
@@ -217,111 +420,3 @@ def _exercise_error(exercise: Exercise, number: int, verdict: dict, message: str
     line = markdown_line(frames[-1]) if frames else first_lines[verdict["raised"]]
     traceback = _EXERCISE_FRAME.sub(lambda m: f'File "{exercise.path}", line {markdown_line(m)}', verdict["error"])
     return LessonError(exercise.path, line, message, traceback)
-
-
-# --- the child process -------------------------------------------------------------------
-
-
-class _Capture(io.TextIOBase):
-    """A text stream that appends what is written to the cell's outputs."""
-
-    def __init__(self, kind: str, sink: Callable[[str, str], None]) -> None:
-        self.kind, self.sink = kind, sink
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        self.sink(self.kind, text)
-        return len(text)
-
-
-def _run_cells(cells: list[dict[str, str]], module_hint: str) -> dict:
-    """Run cells in one namespace; stop at the first that raises."""
-    from cell_exec import install_input_guard, run_cells, set_module_hint
-
-    install_input_guard()
-    set_module_hint(module_hint)
-    namespace: dict[str, object] = {"__name__": "__main__"}
-    # One event loop for the page, as in a notebook: a task started by one cell can be awaited in a later one.
-    loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)
-    replies: list[list[dict[str, str]]] = []
-    for cell in cells:
-        n = cell["number"]
-        outputs: list[dict[str, str]] = []
-        errors: list[str] = []
-        replies.append(outputs)
-
-        def emit(kind: str, payload: object, outputs=outputs, errors=errors) -> None:
-            if kind == "figure":
-                assert isinstance(payload, dict)
-                png = base64.b64encode(payload["png"]).decode("ascii")
-                outputs.append({"kind": "figure", "text": payload["alt"], "png": png})
-                return
-            text = str(payload)
-            if kind == "error":
-                errors.append(text)
-            if kind in ("stdout", "stderr") and outputs and outputs[-1]["kind"] == kind:
-                outputs[-1]["text"] += text
-            else:
-                outputs.append({"kind": kind, "text": text})
-
-        sys.stdout, sys.stderr = _Capture("stdout", emit), _Capture("stderr", emit)
-        sources = [(cell["setup"], f"<setup {n}>")] if cell["setup"].strip() else []
-        sources.append((cell["code"], f"<cell {n}>"))
-        try:
-            outcome = run_cells(sources, namespace, emit=emit)
-            ok = outcome if isinstance(outcome, bool) else loop.run_until_complete(outcome)
-        finally:
-            sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
-        if not ok:
-            return {"outputs": replies, "failed": n, "error": "\n".join(errors)}
-    return {"outputs": replies}
-
-
-def _prove_exercises(exercises: list[dict[str, str]], module_hint: str) -> dict:
-    """The check's verdict on each exercise's solution and starter, each after the setup."""
-    from cell_exec import install_input_guard, run_cell, set_module_hint
-    from exercise_check import CODE_RAISED, SETUP_RAISED, run_exercise
-
-    install_input_guard()
-    set_module_hint(module_hint)
-    verdicts = []
-    for n, exercise in enumerate(exercises, start=1):
-        verdict = {}
-        for variant in ("solution", "starter"):
-            errors: list[str] = []
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-                result = run_exercise(
-                    exercise["setup"],
-                    exercise[variant],
-                    exercise["check"],
-                    run_cell=run_cell,
-                    emit=lambda kind, payload, errors=errors: errors.append(str(payload)) if kind == "error" else None,
-                    setup_file=f"<exercise {n} setup>",
-                    code_file=f"<exercise {n} {variant}>",
-                )
-            raised = {SETUP_RAISED: "setup", CODE_RAISED: variant}.get(result.message, "")
-            verdict[variant] = {
-                "passed": result.passed,
-                "message": result.message,
-                "raised": raised,
-                "error": "\n".join(errors),
-            }
-        verdicts.append(verdict)
-    return {"verdicts": verdicts}
-
-
-def main() -> None:
-    request = json.load(sys.stdin)
-    sys.path[:0] = request["sys_path"]
-    if "exercises" in request:
-        reply = _prove_exercises(request["exercises"], request["module_hint"])
-    else:
-        reply = _run_cells(request["cells"], request["module_hint"])
-    json.dump(reply, sys.__stdout__)
-
-
-if __name__ == "__main__":
-    main()

@@ -4,8 +4,9 @@ SuperFences hands a formatter the block's text but not where it came from. To
 report ``lessons/<file>.md:<line>`` for a bad option, a broken quiz or a cell
 that raises, the plugin parses each fence once, in the page's Markdown, into a
 `Block` (`tag_blocks`), and writes the block's number into the fence's header
-(``course_block="3"``); SuperFences passes that option back to the formatter,
-which takes the block by its number. A fence that another plugin or an include
+(``course_block="3"``) in place of its options; SuperFences passes that option back
+to the formatter, which takes the block by its number. Option values may be quoted or
+not (``height=10``, ``height="10"``): this parser reads both. A fence that another plugin or an include
 adds later has no number: `fence_block` parses it from what SuperFences hands
 over, without lines in the lesson's file.
 """
@@ -101,12 +102,19 @@ def scan(markdown: str, path: str, first_line: int = 1) -> list[Block]:
 
 
 def tag_blocks(markdown: str, path: str, first_line: int = 1) -> tuple[str, list[Block]]:
-    """`scan` ``markdown``, and return it with block ``n`` (from 1) tagged ``course_block="n"``."""
+    """`scan` ``markdown``, and return it with block ``n``'s options replaced by ``course_block="n"``.
+
+    The block keeps the options parsed here, where unquoted values (``height=10``) are fine;
+    SuperFences, which requires quotes, never sees them.
+    """
     lines = markdown.splitlines(keepends=True)
     blocks = []
     for number, (block, column) in enumerate(_iter_blocks(markdown.splitlines(), path, first_line - 1), start=1):
         index = block.line - first_line
-        lines[index] = f'{lines[index][:column]} {BLOCK_ID}="{number}"{lines[index][column:]}'
+        line = lines[index]
+        brace = "}" if line.rstrip().endswith("}") else ""
+        ending = line[len(line.rstrip("\r\n")) :]
+        lines[index] = f'{line[:column]} {BLOCK_ID}="{number}"{brace}{ending}'
         blocks.append(block)
     return "".join(lines), blocks
 

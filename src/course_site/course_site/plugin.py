@@ -9,7 +9,8 @@ the scripts. Their errors become MkDocs' `PluginError` here.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import logging
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
@@ -27,12 +29,15 @@ from . import site_assets
 from .cells import render_cell
 from .config import CourseConfig
 from .csp import add_policy, insert_in_head
+from .error_page import ErrorLog, write_error_pages
 from .errors import LessonError
-from .execute import PageRunner
+from .execute import PageRunner, RunSettings, find_node
 from .fences import CELL, QUIZ
 from .lesson_page import LessonBlocks, PendingQuiz
-from .mathml import to_mathml
+from .mathml import Source, to_mathml
 from .pyodide_assets import AssetError
+
+log = logging.getLogger("mkdocs.plugins.course")
 
 
 @contextmanager
@@ -54,8 +59,13 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         self.runner: PageRunner | None = None
         self.page: LessonBlocks | None = None
         self.page_url = ""
+        self.lesson_uris: list[str] = []  # the lessons' paths in the site, "lessons/<file>.md"
+        self.math_source = Source("", "")
         self.figures: dict[str, bytes] = {}  # site path -> PNG of a build-time figure
         self.serving = False
+        self.error_log = ErrorLog()  # this build's warnings and errors, for the page of a failed build
+        self.site_dir = Path()
+        self.page_paths: list[str] = []  # the site's HTML pages, under site_dir
 
     # -- mkdocs events ------------------------------------------------------------------------
 
@@ -66,6 +76,10 @@ class CoursePlugin(BasePlugin[CourseConfig]):
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         """``config``: register the fences, the scripts and styles; prepare Pyodide and the course package."""
         self.root = Path(config.config_file_path).parent
+        self.site_dir = Path(config.site_dir)
+        if self.serving:
+            self.error_log.messages.clear()
+            logging.getLogger("mkdocs").addHandler(self.error_log)
         _register_fences(config, self._validate, self._format)
         _require_extension(config, "pymdownx.arithmatex", {"generic": True})
         config.extra_css.extend(site_assets.STYLESHEETS)
@@ -82,6 +96,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
                 base_url=self.config.pyodide_base_url,
                 import_packages=self.config.import_packages,
             )
+        limits = site_assets.OutputLimits(self.config.output_max_lines, self.config.output_max_chars)
         with _as_plugin_error():
             self.worker_settings = site_assets.worker_settings(
                 self.shipped,
@@ -89,20 +104,40 @@ class CoursePlugin(BasePlugin[CourseConfig]):
                 preload=self.config.preload,
                 time_limit=self.config.time_limit,
                 module_hint=self.config.module_hint,
+                output_limits=limits,
             )
-        self.runner = PageRunner(
-            self.root / self.config.cache_dir, [package.source], self.config.execute_timeout, self.config.module_hint
-        )
+            self.runner = self._page_runner(limits) if self.config.execute else None
         return config
+
+    def _page_runner(self, limits: site_assets.OutputLimits) -> PageRunner:
+        """Build-time runs in the site's own Python: its files staged in the cache, run by Node."""
+        find_node()
+        cache = self.root / self.config.cache_dir
+        settings = RunSettings(self.config.preload, self.config.import_packages, self.config.module_hint, limits)
+        python = site_assets.stage_local(self.shipped, cache / "python")
+        return PageRunner(cache, python, settings, self.config.execute_timeout)
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         """``files``: publish the lessons folder under ``lessons/``."""
         lessons = self.root / self.config.lessons_dir
-        for path in sorted(lessons.rglob("*.md")):
-            uri = Path("lessons", path.relative_to(lessons)).as_posix()
+        self.lesson_uris = [Path("lessons", p.relative_to(lessons)).as_posix() for p in sorted(lessons.rglob("*.md"))]
+        for uri in self.lesson_uris:
             if files.get_file_from_path(uri) is None:
                 files.append(File(uri, str(lessons.parent), config.site_dir, config.use_directory_urls))
+        self.page_paths = [file.dest_uri for file in files.documentation_pages()]
         return files
+
+    def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
+        """``nav``: warn (fatal with ``--strict``) about a lesson that ``nav`` leaves out: no link reaches it."""
+        in_nav = {page.file.src_uri for page in nav.pages}
+        for uri in self.lesson_uris:
+            if uri not in in_nav:
+                log.warning(
+                    f"{self.config.lessons_dir}/{uri.removeprefix('lessons/')}: this lesson is not in `nav` in "
+                    f"mkdocs.yml, so no link reaches it: add it under Lessons, e.g. "
+                    f'- "NN · Title": {uri}'
+                )
+        return nav
 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """``page_markdown``: parse, check and tag the page's blocks; run its cells."""
@@ -112,15 +147,16 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         # MkDocs strips the front matter: count its lines so that errors name the file's lines.
         first_line = source[: len(source) - len(markdown)].count("\n") + 1 if source.endswith(markdown) else 1
         with _as_plugin_error():
-            self.page = LessonBlocks(markdown, shown, first_line, self.runner if self.config.execute else None)
+            self.page = LessonBlocks(markdown, shown, first_line, self.runner)
         self.page_url = page.url
+        self.math_source = Source(markdown, shown, first_line)
         return self.page.markdown
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """``page_content``: render math; fail if a block was not reached by SuperFences."""
         with _as_plugin_error():
             self.page.check_all_taken()
-        return to_mathml(html)
+            return to_mathml(html, self.math_source, log.warning)
 
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
         """``post_page``: start Python from the <head> of pages with cells; add the CSP."""
@@ -132,6 +168,15 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         """``post_build``: publish Pyodide, the course wheel, the scripts and worker-settings.json."""
         site_assets.publish(self.shipped, self.worker_settings, Path(config.site_dir))
         site_assets.publish_figures(self.figures, Path(config.site_dir))
+        logging.getLogger("mkdocs").removeHandler(self.error_log)
+
+    def on_build_error(self, error: Exception) -> None:
+        """``build_error``: under ``mkdocs serve``, show what broke in the browser, in place of every page."""
+        logging.getLogger("mkdocs").removeHandler(self.error_log)
+        if self.serving:
+            # MkDocs logs a build error's message after this event: add it here.
+            messages = list(dict.fromkeys([*self.error_log.messages, str(error)]))
+            write_error_pages(self.site_dir, self.page_paths, messages)
 
     def on_serve(self, server: LiveReloadServer, config: MkDocsConfig, builder) -> LiveReloadServer:
         """``serve``: live-reload on lessons, the course package's source and the runner's files."""
@@ -140,6 +185,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         server.watch(str(site_assets.ASSETS))
         server.watch(str(site_assets.WORKER_PRESTART))
         server.watch(str(site_assets.SERVICE_WORKER))
+        server.builder = _showing_errors(server.builder)
         return server
 
     # -- SuperFences callbacks ------------------------------------------------------------------
@@ -172,6 +218,22 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         path = site_assets.figure_path(png)
         self.figures[path] = png
         return get_relative_url(path, self.page_url)
+
+
+def _showing_errors(build: Callable[[], None]) -> Callable[[], None]:
+    """The server's rebuild, which ends normally when the build fails (``on_build_error`` wrote its page).
+
+    So the server still answers requests, and reloads the browser to show that page, then
+    the fixed site (it waits forever for a rebuild that raised).
+    """
+
+    def build_or_show_error() -> None:
+        try:
+            build()
+        except Exception:
+            log.error("course: the build failed; the browser shows why until a build succeeds")
+
+    return build_or_show_error
 
 
 def _register_fences(config: MkDocsConfig, validator, formatter) -> None:

@@ -80,9 +80,19 @@ def _check(block: Block, question: str, options: list[Option]) -> None:
     if len(options) < 2:
         raise LessonError(block.path, block.line, "a quiz needs at least two options written as '- [ ] text'")
     right = [option for option in options if option.correct]
-    if len(right) != 1:
+    if not right:
         raise LessonError(
-            block.path, block.line, f"a quiz needs exactly one right option marked '- [x]', found {len(right)}"
+            block.path,
+            options[0].line,
+            "a quiz needs exactly one right option marked '- [x]', found 0: mark the right one '- [x]'",
+        )
+    if len(right) > 1:
+        lines = ", ".join(str(option.line) for option in right)
+        raise LessonError(
+            block.path,
+            right[1].line,
+            f"a quiz needs exactly one right option marked '- [x]', found {len(right)} (lines {lines}): "
+            "keep '- [x]' on the right one, '- [ ]' on the others",
         )
     for option in options:
         if not "\n".join(option.explanation).strip():

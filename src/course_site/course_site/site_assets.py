@@ -147,6 +147,14 @@ def prepare(
 
 
 @dataclass(frozen=True)
+class OutputLimits:
+    """How much stdout and stderr one run of a cell shows, in the browser and in the build alike."""
+
+    lines: int
+    chars: int
+
+
+@dataclass(frozen=True)
 class WorkerSettings:
     """What the pages and ``worker-settings.json`` tell the browser, fixed once per build."""
 
@@ -169,6 +177,7 @@ def worker_settings(
     preload: list[str],
     time_limit: int,
     module_hint: str,
+    output_limits: OutputLimits,
 ) -> WorkerSettings:
     """The site's trimmed lock (with the course package) and worker-settings.json.
 
@@ -177,7 +186,7 @@ def worker_settings(
     or when the course package requires a package that the site does not ship.
     """
     try:
-        lock = pyodide_assets.site_lock(shipped.manifest, [_package_entry(shipped, site_url)])
+        lock = pyodide_assets.site_lock(shipped.manifest, [_package_entry(shipped, site_url, shipped.base_url is None)])
     except ValueError as error:
         raise SettingsError(f"course: the site's Pyodide lock: {error}") from None
     lock_text = json.dumps(lock, separators=(",", ":"), sort_keys=True)
@@ -195,6 +204,8 @@ def worker_settings(
             shipped.wheel.name: shipped.wheel.path.stat().st_size,
         },
         "time_limit_s": time_limit,
+        "output_max_lines": output_limits.lines,
+        "output_max_chars": output_limits.chars,
         "pyodide_version": shipped.version,
         "service_worker": f"../../{SERVICE_WORKER_NAME}",
         "matplotlib_font_cache": f"../../{shipped.index_path}{FONT_CACHE}",
@@ -243,11 +254,46 @@ def publish(shipped: ShippedPython, settings: WorkerSettings, site_dir: Path) ->
         pyodide_assets.copy_assets(shipped.assets, index)
     index.mkdir(parents=True, exist_ok=True)
     shutil.copy2(shipped.manifest.with_name(FONT_CACHE), index / FONT_CACHE)
-    wheel_dir = course / "wheels" / shipped.wheel.sha256[:16]
-    wheel_dir.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(shipped.wheel.path, wheel_dir / shipped.wheel.file_name)
+    _copy_wheel(shipped, site_dir)
     (course / settings.lock_name).write_text(settings.lock_text)
     (course / WORKER_SETTINGS).write_text(json.dumps(settings.config, indent=2))
+
+
+@dataclass(frozen=True)
+class LocalPython:
+    """The shipped Python laid out on disk as the site serves it, for build-time runs under Node."""
+
+    index: Path  # the Pyodide folder (``indexURL``)
+    lock: Path  # the site's lock, the course package's wheel at its place beside it
+    lock_text: str
+    font_list: Path  # matplotlib's prebuilt font list, as the worker installs it
+
+
+def stage_local(shipped: ShippedPython, dest: Path) -> LocalPython:
+    """Lay out the site's Pyodide files, the course wheel and the self-hosted lock under ``dest``.
+
+    The same files and lock as a self-hosted site publishes (hardlinked where the filesystem
+    allows), whatever ``pyodide_base_url`` says, so that the build runs cells in the learner's Python.
+    """
+    index = dest / shipped.index_path
+    pyodide_assets.copy_assets(shipped.assets, index)
+    _copy_wheel(shipped, dest)
+    lock = pyodide_assets.site_lock(shipped.manifest, [_package_entry(shipped, None, True)])
+    lock_text = json.dumps(lock, separators=(",", ":"), sort_keys=True)
+    lock_path = dest / SITE_FOLDER / "pyodide-lock.json"
+    lock_path.write_text(lock_text)
+    return LocalPython(index, lock_path, lock_text, shipped.manifest.with_name(FONT_CACHE))
+
+
+def _wheel_path(shipped: ShippedPython) -> str:
+    """Where the course package's wheel is, from the site's root."""
+    return f"{SITE_FOLDER}/wheels/{shipped.wheel.sha256[:16]}/{shipped.wheel.file_name}"
+
+
+def _copy_wheel(shipped: ShippedPython, site_dir: Path) -> None:
+    target = site_dir / _wheel_path(shipped)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(shipped.wheel.path, target)
 
 
 def figure_path(png: bytes) -> str:
@@ -262,10 +308,13 @@ def publish_figures(figures: dict[str, bytes], site_dir: Path) -> None:
         target.write_bytes(png)
 
 
-def _package_entry(shipped: ShippedPython, site_url: str | None) -> dict:
-    """The lock entry that lets ``loadPackagesFromImports`` install the course package from this site."""
-    relative = f"{SITE_FOLDER}/wheels/{shipped.wheel.sha256[:16]}/{shipped.wheel.file_name}"
-    if shipped.base_url is None:
+def _package_entry(shipped: ShippedPython, site_url: str | None, self_hosted: bool) -> dict:
+    """The lock entry that lets ``loadPackagesFromImports`` install the course package from this site.
+
+    Self-hosted, its ``file_name`` is relative to the site's Pyodide folder; else it is the wheel's URL.
+    """
+    relative = _wheel_path(shipped)
+    if self_hosted:
         file_name = f"../../{relative}"
     elif site_url:
         file_name = site_url.rstrip("/") + "/" + relative

@@ -20,7 +20,7 @@ const STOP_GRACE_MS = 2000;
 let nextRunId = 1;
 
 export class Kernel extends EventTarget {
-  /** @param {{workerURL: string, maxLines?: number, maxChars?: number}} options */
+  /** @param {{workerURL: string}} options */
   constructor(options) {
     super();
     this.options = options;
@@ -176,7 +176,8 @@ export class Kernel extends EventTarget {
     if (this.interruptView) Atomics.store(this.interruptView, 0, 0);
     this.worker.postMessage({
       type: MessageType.RUN, id: job.id, code: job.code, setup: job.setup || "", filename: job.filename,
-      maxLines: this.options.maxLines || DEFAULT_LIMITS.maxLines, maxChars: this.options.maxChars || DEFAULT_LIMITS.maxChars,
+      maxLines: Number(this.settings?.output_max_lines) || DEFAULT_LIMITS.maxLines,
+      maxChars: Number(this.settings?.output_max_chars) || DEFAULT_LIMITS.maxChars,
     });
     for (const [n, other] of this.queue.entries()) other.onEvent({ type: "queued", position: n + 1 });
   }

@@ -6,6 +6,8 @@
  * policy live here too, so that each is written once.
  */
 
+import LIMITS from "./limits.json" with { type: "json" };
+
 /** Every message between the page and the Python worker. */
 export const MessageType = Object.freeze({
   // page -> worker
@@ -51,8 +53,10 @@ export const MessageType = Object.freeze({
 /** @typedef {{type: "done", id: number, ok: boolean, status: "ok"|"error"|"cancelled", ms: number, totalMs: number}} DoneMessage */
 /** @typedef {{type: "fatal", id: number|null, message: string}} FatalMessage  Pyodide is unusable; the page replaces the worker */
 
-/** Output kept per run (beyond it the rest is dropped), and the time limit (0: none). */
-export const DEFAULT_LIMITS = Object.freeze({ maxLines: 2000, maxChars: 200000, timeLimitS: 0 });
+/** Output kept per run (beyond it the rest is dropped), and the time limit (0: none).
+ * The numbers live in limits.json, which the build reads too (the plugin's defaults,
+ * and the same caps on build-time output); a site's own values come in worker-settings.json. */
+export const DEFAULT_LIMITS = Object.freeze({ ...LIMITS });
 
 /* Cache policy.
  *

@@ -1,0 +1,82 @@
+"""The Python half of the build-time runner: runs inside the site's Pyodide, under Node.
+
+``runner.mjs`` writes this file into Pyodide's file system (as ``course_build_runner.py``) next to
+``cell_exec.py`` and ``exercise_check.py`` (the files the browser's worker runs)
+and calls `run` for each cell of a page, in order, in ``__main__``'s namespace as
+the worker does, and `prove` for the page's exercises. Not imported by CPython.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import io
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from cell_exec import Outcome, install_input_guard, module_references, run_cell, run_cells, set_module_hint
+from exercise_check import CODE_RAISED, SETUP_RAISED, run_exercise
+
+import __main__
+
+JsEmit = Callable[[str, str, str], None]  # (kind, text, base64 PNG of a figure)
+
+
+def start(module_hint: str) -> None:
+    """Set up Python as the worker does: matplotlib's backend, no input(), the course's module hint."""
+    os.environ["MPLBACKEND"] = "agg"
+    install_input_guard()
+    set_module_hint(module_hint)
+
+
+def extra_packages(code: str, import_packages: dict[str, list[str]]) -> list[str]:
+    """Lock packages that the modules ``code`` uses need beyond what an import scan shows."""
+    return sorted({package for name in module_references(code) for package in import_packages.get(name, ())})
+
+
+def install_font_list(font_list: str) -> None:
+    """Install the site's prebuilt matplotlib font list, as the worker does before the first import."""
+    import importlib.util
+
+    Path(importlib.util.find_spec("matplotlib").origin).with_name("fontlist.json").write_text(font_list)
+
+
+def run(number: int, setup: str, code: str, emit: JsEmit) -> Outcome:
+    """Run cell ``number`` (its hidden setup first) in the page's namespace: True, False, or a coroutine."""
+    sources = [(setup, f"<setup {number}>")] if setup.strip() else []
+    sources.append((code, f"<cell {number}>"))
+    return run_cells(sources, __main__.__dict__, emit=lambda kind, payload: _emit(emit, kind, payload))
+
+
+def _emit(emit: JsEmit, kind: str, payload: object) -> None:
+    if kind == "figure":
+        assert isinstance(payload, dict)
+        emit(kind, payload["alt"], base64.b64encode(payload["png"]).decode("ascii"))
+    else:
+        emit(kind, str(payload), "")
+
+
+def prove(exercises_json: str) -> str:
+    """The check's verdict on each exercise's solution and starter, each after the setup, as JSON."""
+    verdicts = []
+    for n, exercise in enumerate(json.loads(exercises_json), start=1):
+        verdicts.append({variant: _verdict(exercise, variant, n) for variant in ("solution", "starter")})
+    return json.dumps(verdicts)
+
+
+def _verdict(exercise: dict[str, str], variant: str, number: int) -> dict:
+    errors: list[str] = []
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        result = run_exercise(
+            exercise["setup"],
+            exercise[variant],
+            exercise["check"],
+            run_cell=run_cell,
+            emit=lambda kind, payload: errors.append(str(payload)) if kind == "error" else None,
+            setup_file=f"<exercise {number} setup>",
+            code_file=f"<exercise {number} {variant}>",
+        )
+    raised = {SETUP_RAISED: "setup", CODE_RAISED: variant}.get(result.message, "")
+    return {"passed": result.passed, "message": result.message, "raised": raised, "error": "\n".join(errors)}

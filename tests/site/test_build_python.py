@@ -1,0 +1,107 @@
+"""Build-time runs happen in the learner's Python: the site's Pyodide under Node, with its limits.
+
+A cell that would fail in the browser fails the build at its line, and the pre-rendered
+output is what a first Run shows, output limit included.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from course_site import site_assets
+from course_site.cells import render_outputs
+from course_site.errors import LessonError
+from course_site.execute import PageRunner
+from course_site.fences import CELL, scan, to_cell
+
+PATH = "lessons/lesson.md"
+
+
+def cells_of(markdown: str) -> list:
+    return [to_cell(block) for block in scan(markdown, PATH) if block.lang == CELL]
+
+
+def run_page(runner: PageRunner, markdown: str) -> list:
+    return runner.run(cells_of(markdown))
+
+
+NOTEBOOK_HABITS = """\
+```pyodide
+import asyncio
+async def later():
+    await asyncio.sleep(0)
+    return "from cell 1"
+task = asyncio.ensure_future(later())
+```
+
+```pyodide
+await task
+```
+
+```pyodide
+import sys, numpy, matplotlib.pyplot as plt
+plt.plot([1]); plt.title("At show")
+plt.show()
+print("after", sys.version_info[:2], numpy.__version__)
+```
+
+```pyodide
+for i in range(100_000):
+    print(i)
+"last"
+```
+"""
+
+
+def test_cells_run_in_the_sites_pyodide_as_a_notebook_with_the_browsers_output_limit(
+    make_runner, local_python, tmp_path: Path
+):
+    limits = site_assets.OutputLimits(lines=50, chars=200_000)
+    outputs = run_page(make_runner(limits=limits), NOTEBOOK_HABITS)
+    first, awaited, figure, flood = outputs
+    assert first == []
+    assert [(o.kind, o.text) for o in awaited] == [("result", "'from cell 1'")]  # one event loop per page
+    # plt.show() shows the figure where it is called; Python 3.12 and numpy 2.0.2, as in the browser.
+    assert [(o.kind, o.text) for o in figure] == [("figure", "At show"), ("stdout", "after (3, 12) 2.0.2\n")]
+    assert figure[0].png.startswith(b"\x89PNG")
+    # Capped as the worker caps it: 50 lines kept, the notice, the result, then what was dropped.
+    kinds = [o.kind for o in flood]
+    assert kinds == ["stdout", "capped", "result", "dropped"]
+    assert flood[0].text == "".join(f"{i}\n" for i in range(50))
+    assert flood[1].text == "Output limit reached (50 lines or 200 kB per run); the rest is dropped."
+    assert flood[3].text == "… 99,950 lines dropped (0.6 MB of output not shown)."
+    html = render_outputs(flood, figure_url=lambda png: "").html
+    assert '<p class="course-cell__notice course-cell__notice--info">Output limit reached' in html
+    assert '<p class="course-cell__notice course-cell__notice--dropped">… 99,950 lines dropped' in html
+    # The cache key does not depend on where the files are: the same Python, said to be where
+    # nothing is, finds these outputs in the cache.
+    moved = dataclasses.replace(local_python, index=tmp_path / "elsewhere", lock=tmp_path / "elsewhere/lock.json")
+    assert run_page(make_runner(limits=limits, python=moved), NOTEBOOK_HABITS) == outputs
+
+
+def test_an_api_newer_than_the_shipped_numpy_fails_at_its_line(make_runner):
+    page = "# L\n\n```pyodide\nimport numpy as np\nparts = np.unstack(np.eye(2))\n```\n"
+    with pytest.raises(LessonError) as caught:
+        run_page(make_runner(), page)
+    assert str(caught.value).startswith(f"{PATH}:5: cell 1 of the page raised\n")
+    assert "AttributeError: module 'numpy' has no attribute 'unstack'" in caught.value.detail
+    assert "Pyodide 0.27.7 (Python 3.12.7) with numpy 2.0.2, matplotlib 3.8.4" in caught.value.detail
+
+
+def test_a_module_the_site_does_not_ship_fails_at_its_import(make_runner):
+    page = "# L\n\n```pyodide\nimport numpy\nimport scipy.special\n```\n"
+    with pytest.raises(LessonError) as caught:
+        run_page(make_runner(), page)
+    assert str(caught.value).startswith(f"{PATH}:5: cell 1 of the page raised\n")
+    assert "ModuleNotFoundError: No module named 'scipy'\nmodule 'scipy' is not available" in caught.value.detail
+
+
+def test_an_error_in_an_awaiting_cell_points_at_its_line(make_runner):
+    page = "# L\n\n```pyodide\nimport asyncio\nawait asyncio.sleep(0)\nraise ValueError('late')\n```\n"
+    with pytest.raises(LessonError) as caught:
+        run_page(make_runner(), page)
+    assert str(caught.value).startswith(f"{PATH}:6: cell 1 of the page raised\n")
+    assert f'File "{PATH}", line 6' in caught.value.detail and "ValueError: late" in caught.value.detail
