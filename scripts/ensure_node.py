@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import sys
 
-MIN_MAJOR = 18  # Pyodide 0.27 runs under Node 18+
+MIN_MAJOR = 18  # the pinned Pyodide runs under Node 18+
 
 
 def main() -> None:

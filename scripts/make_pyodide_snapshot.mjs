@@ -8,7 +8,7 @@
 // OUT_DIR/pyodide-snapshot.json, what a loader checks before use: Pyodide version,
 // BUILD_ID, sha256 of the core files the snapshot belongs to, sha256 of the raw snapshot.
 //
-// Uses Pyodide 0.27's private API: loadPyodide({_makeSnapshot: true}), makeMemorySnapshot().
+// Uses the pinned Pyodide's private API: loadPyodide({_makeSnapshot: true}), makeMemorySnapshot().
 // What the snapshot freezes, and how this script keeps the bytes identical run to run:
 // - str/bytes hash secret: chosen at interpreter start and kept in the heap, so every restore
 //   hashes alike.  It is fixed here (PYTHONHASHSEED from the build id, then the variable is
@@ -57,7 +57,7 @@ function verifiedCoreHashes(manifest) {
 /* The BUILD_ID that pyodide.js checks snapshots against. */
 function buildId() {
   const match = readFileSync(join(files, "pyodide.js"), "utf8").match(/BUILD_ID:"([0-9a-f]{64})"/);
-  if (!match) throw new Error(`${join(files, "pyodide.js")}: no BUILD_ID found; is this Pyodide 0.27?`);
+  if (!match) throw new Error(`${join(files, "pyodide.js")}: no BUILD_ID found; is this the pinned Pyodide?`);
   return match[1];
 }
 

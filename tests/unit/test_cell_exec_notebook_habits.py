@@ -197,7 +197,7 @@ def test_run_cells_stops_at_the_first_failure(cell_exec):
 
 
 def test_a_thread_that_cannot_start_gets_one_hint_line(cell_exec):
-    # The error Pyodide 0.27 raises from threading.Thread.start (checked in Pyodide under Node).
+    # The error the pinned Pyodide raises from threading.Thread.start (checked in Pyodide under Node).
     code = 'def start():\n    raise RuntimeError("can\'t start new thread")\nstart()'
     ok, outputs, _ = run(cell_exec, code)
     assert ok is False

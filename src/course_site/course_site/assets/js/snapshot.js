@@ -3,7 +3,7 @@
  * The snapshot is a derived file (scripts/make_pyodide_snapshot.mjs) described by a
  * record (pyodide-snapshot.json, carried in runtime.json): its file name, the Pyodide
  * version and BUILD_ID it was made with, the sha256 of the core files and of the raw
- * snapshot.  It uses Pyodide 0.27's private API (loadPyodide's _loadSnapshot and
+ * snapshot.  It uses the pinned Pyodide's private API (loadPyodide's _loadSnapshot and
  * _makeSnapshot, makeMemorySnapshot()); every way this can fail ends in a normal boot:
  *
  *   no record, another version/build/wasm      refused before any download
