@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1:8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve site test assets browser lint format bench editor clean
+.PHONY: serve site test assets browser test-tools lint format bench editor clean
 
 $(STAMP): pyproject.toml src/course_site/pyproject.toml requirements/constraints.txt
 	@$(PYTHON) scripts/check_python.py
@@ -23,6 +23,10 @@ assets: $(STAMP)
 browser: $(STAMP)
 	$(BIN)/python scripts/ensure_browser.py
 
+## test-tools: fetch and verify the browser tools the tests run (axe-core, from npm; cached in .cache/test-tools/)
+test-tools: $(STAMP)
+	$(BIN)/python scripts/fetch_test_tools.py
+
 ## serve: build and serve the site at http://$(HOST) with live reload
 serve: assets
 	SITE_URL=http://$(HOST)/ $(BIN)/mkdocs serve --dev-addr $(HOST)
@@ -32,7 +36,7 @@ site: assets
 	$(BIN)/mkdocs build --strict
 
 ## test: everything: lint, unit tests, doctests, lesson cells in CPython and Pyodide, browser tests
-test: assets browser lint
+test: assets browser test-tools lint
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
