@@ -7,17 +7,23 @@ right sha256 is kept, anything else is fetched with ``npm pack`` and checked bef
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 import tempfile
 from pathlib import Path
 
 from course_site._download import Fetcher, SourceError
-from course_site.pyodide_assets import sha256_file
 
 ROOT = Path(__file__).resolve().parents[1]
 MANIFEST = ROOT / "tests" / "tools" / "manifest.json"
 CACHE = ROOT / ".cache" / "test-tools"
+
+
+def sha256_file(path: Path) -> str:
+    """Hex sha256 of a file."""
+    with path.open("rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def fetch(name: str, entry: dict[str, str], workdir: Path) -> Path:
