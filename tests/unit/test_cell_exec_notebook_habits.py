@@ -252,7 +252,7 @@ def test_plt_show_shows_the_figure_there_once_and_without_a_warning(cell_exec, p
     assert ok is True
     assert [w.message for w in caught] == []
     assert outputs.kinds() == ["stdout", "stdout", "figure", "stdout", "stdout", "figure"]
-    assert figures(outputs) == ["Shown", "Figure 2"]
+    assert figures(outputs) == ["Line plot titled “Shown”", "Line plot"]
     assert plt.get_fignums() == []
 
 
@@ -339,7 +339,10 @@ def test_build_shows_figures_at_plt_show_without_a_warning():
     )
     assert "failed" not in reply, reply
     [outputs] = reply["outputs"]
-    assert [(o["kind"], o["text"]) for o in outputs] == [("figure", "At show"), ("stdout", "after\n")]
+    assert [(o["kind"], o["text"]) for o in outputs] == [
+        ("figure", "Line plot titled “At show”"),
+        ("stdout", "after\n"),
+    ]
 
 
 def test_build_reports_an_error_in_an_awaiting_cell():

@@ -179,6 +179,7 @@ export class Cell {
           keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
           EditorView.contentAttributes.of({
             "aria-label": `Python code, cell ${this.index}`,
+            tabindex: "0", // focusable already; said out loud so a scrolling editor counts as keyboard-reachable
             "aria-describedby": this.hintId,
           }),
         ],
