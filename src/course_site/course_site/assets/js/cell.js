@@ -131,8 +131,10 @@ export class Cell {
       if (this.destroyed) return;
       this.cm = cm;
       this.view = this.makeEditor(cm);
+      // Focus inside the static code (e.g. on its copy button, reached by Tab) would be lost with it.
+      const hadFocus = this.staticBlock.contains(document.activeElement);
       this.staticBlock.replaceWith(this.editorHost);
-      if (this.wantFocus) this.view.focus();
+      if (this.wantFocus || hadFocus) this.view.focus();
     });
     return this.editorPromise;
   }
@@ -337,6 +339,7 @@ export class Cell {
     this.flush();
     this.job = null;
     this.runButton.removeAttribute("aria-disabled");
+    if (document.activeElement === this.stopButton) this.runButton.focus(); // disabling Stop would drop focus
     this.stopButton.disabled = true;
     const limit = this.kernel.timeLimitS;
     switch (msg.status) {
