@@ -181,7 +181,8 @@ export class Cell {
           keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
           EditorView.contentAttributes.of({
             "aria-label": `Python code, cell ${this.index}`,
-            tabindex: "0", // focusable already; said out loud so a scrolling editor counts as keyboard-reachable
+            // Editable text is focusable anyway (no new tab stop); saying so lets a scrolling editor count as keyboard-reachable.
+            tabindex: "0",
             "aria-describedby": this.hintId,
           }),
         ],
