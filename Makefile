@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1:8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve site test assets browser node lint format bench editor clean
+.PHONY: serve site test assets browser node test-tools lint format bench editor clean
 
 $(STAMP): pyproject.toml src/course_site/pyproject.toml requirements/constraints.txt
 	@$(PYTHON) scripts/check_python.py
@@ -27,6 +27,10 @@ browser: $(STAMP)
 node:
 	@$(PYTHON) scripts/ensure_node.py
 
+## test-tools: fetch and verify the browser tools the tests run (axe-core, from npm; cached in .cache/test-tools/)
+test-tools: $(STAMP)
+	$(BIN)/python scripts/fetch_test_tools.py
+
 ## serve: build and serve the site at http://$(HOST) with live reload
 serve: assets node
 	SITE_URL=http://$(HOST)/ $(BIN)/mkdocs serve --dev-addr $(HOST)
@@ -36,7 +40,7 @@ site: assets node
 	$(BIN)/mkdocs build --strict
 
 ## test: everything: lint, unit tests, doctests, lesson cells in CPython and Pyodide, browser tests
-test: assets browser node lint
+test: assets browser node test-tools lint
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)

@@ -8,8 +8,11 @@ Figures are created with ``matplotlib.pyplot.figure`` / ``pyplot.subplots``, so
 they are registered with pyplot: a notebook or the course's cell runner picks up
 open figures by itself. Every function also *returns* its ``Figure``; none calls
 ``plt.show()``. Close figures you no longer need with ``plt.close(fig)``.
-Each figure carries a title (the course uses it as alt text) and is sized for
-about 8 x 3 inches.
+Each figure carries a title and is sized for about 8 x 3 inches. A figure a
+function makes itself also gets alt text, in ``fig.alt_text``: what the figure
+shows, in words ("Heatmap of sinusoidal positional encoding, 64 rows (position
+pos) by 128 columns …"). The course's cells use it as the image's alt; a
+function that draws into axes you pass leaves your figure's alt text alone.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ if TYPE_CHECKING:
 __all__ = ["compare", "cosine_similarity", "heatmap", "similarity"]
 
 _FIGSIZE = (8.0, 3.0)  # inches
+_ALT_ATTRIBUTE = "alt_text"  # where the course's cells look for a figure's alt text
 
 
 def _new_axes(ax: Axes | None, figsize: tuple[float, float] = _FIGSIZE) -> tuple[Figure, Axes]:
@@ -43,6 +47,26 @@ def _new_axes(ax: Axes | None, figsize: tuple[float, float] = _FIGSIZE) -> tuple
     # Fixed margins rather than a layout engine, which would re-solve the layout at every draw.
     fig.subplots_adjust(left=0.08, right=0.98, bottom=0.16, top=0.89)
     return fig, fig.add_subplot()
+
+
+def _set_alt(fig: Figure, text: str) -> None:
+    """Give ``fig`` its alt text (matplotlib has no attribute of its own for it)."""
+    setattr(fig, _ALT_ATTRIBUTE, text)
+
+
+def _mid_sentence(title: str) -> str:
+    """``title`` as it reads inside a sentence: "Sinusoidal encoding" -> "sinusoidal encoding"; "RoPE" stays."""
+    first_word = title.split(" ", 1)[0]
+    if first_word[:1].isupper() and first_word[1:].islower():
+        return title[0].lower() + title[1:]
+    return title
+
+
+def _range_text(values: NDArray) -> str:
+    """ "values from -1 to 1" for a non-empty array, else "no values"."""
+    if not values.size:
+        return "no values"
+    return f"values from {float(values.min()):.3g} to {float(values.max()):.3g}"
 
 
 def _as_matrix(matrix: ArrayLike, name: str = "matrix") -> NDArray[np.floating]:
@@ -82,6 +106,7 @@ def heatmap(
     -------
     fig : matplotlib.figure.Figure
         The figure holding the axes (not shown; the caller or runner displays it).
+        A new figure has alt text in ``fig.alt_text``.
 
     Raises
     ------
@@ -94,9 +119,13 @@ def heatmap(
     >>> fig = heatmap(sinusoidal(32, 16))
     >>> fig.axes[0].get_title()
     'Sinusoidal positional encoding'
+    >>> print(fig.alt_text)
+    Heatmap of sinusoidal positional encoding, 32 rows (position pos) by 16 columns
+    (embedding dimension i), values from -1 to 1
     >>> plt.close(fig)
     """
     matrix = _as_matrix(matrix)
+    new_figure = ax is None
     fig, ax = _new_axes(ax)
     limit = float(np.max(np.abs(matrix))) if matrix.size else 0.0
     limit = limit or 1.0  # all-zero matrix: any symmetric range will do
@@ -105,6 +134,10 @@ def heatmap(
     ax.set_title(title, y=1.0)  # a fixed y: nothing sits above the image to dodge
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
+    if new_figure:
+        rows, columns = matrix.shape
+        size = f"{rows} rows ({ylabel}) by {columns} columns ({xlabel})"
+        _set_alt(fig, f"Heatmap of {_mid_sentence(title)}, {size}, {_range_text(matrix)}")
     return fig
 
 
@@ -160,6 +193,7 @@ def similarity(
     Returns
     -------
     fig : matplotlib.figure.Figure
+        A new figure has alt text in ``fig.alt_text``.
 
     Examples
     --------
@@ -167,15 +201,21 @@ def similarity(
     >>> fig = similarity(sinusoidal(16, 8))
     >>> fig.axes[0].get_xlabel()
     'position'
+    >>> fig.alt_text
+    'Heatmap of cosine similarity between positions, 16 by 16 positions, values from 0.325 to 1'
     >>> plt.close(fig)
     """
     sim = cosine_similarity(matrix)  # (n, n)
+    new_figure = ax is None
     fig, ax = _new_axes(ax, figsize=(4.5, 3.6))
     image = ax.imshow(sim, cmap=cmap, vmin=-1.0, vmax=1.0, interpolation="nearest")
     fig.colorbar(image, ax=ax, shrink=0.9, pad=0.03)
     ax.set_title(title, y=1.0)
     ax.set_xlabel("position")
     ax.set_ylabel("position")
+    if new_figure:
+        n = len(sim)
+        _set_alt(fig, f"Heatmap of {_mid_sentence(title)}, {n} by {n} positions, {_range_text(sim)}")
     return fig
 
 
@@ -218,7 +258,8 @@ def compare(n_positions: int = 64, d_model: int = 64, *, seed: int = 0, base: fl
     Returns
     -------
     fig : matplotlib.figure.Figure
-        A new pyplot figure of about 9 x 3.2 in with a suptitle.
+        A new pyplot figure of about 9 x 3.2 in with a suptitle, and alt text
+        describing the three panels in ``fig.alt_text``.
 
     Raises
     ------
@@ -258,4 +299,16 @@ def compare(n_positions: int = 64, d_model: int = 64, *, seed: int = 0, base: fl
         ax=axes[2],
     )
     fig.suptitle("Positional encodings: fixed waves, a random learned table, and RoPE scores that depend only on m − n")
+    _set_alt(fig, _compare_alt(n_positions, d_model))
     return fig
+
+
+def _compare_alt(n_positions: int, d_model: int) -> str:
+    """Alt text of :func:`compare`'s figure: the three panels and what each shows."""
+    return (
+        f"Three heatmaps side by side. Left: the sinusoidal encoding, {n_positions} positions by {d_model} "
+        "dimensions, smooth waves that change fast in the left columns and slowly in the right ones. "
+        f"Middle: a learned absolute table at random initialisation, {n_positions} by {d_model}, noise "
+        f"without structure. Right: RoPE scores of {n_positions} query positions m against {n_positions} key "
+        "positions n, constant along every diagonal because they depend only on the offset m − n."
+    )

@@ -148,7 +148,7 @@ def test_matplotlib_figures_with_alt_text(page):
     assert status(page, "#cell-4").startswith("Done in"), output.inner_text()
     image = output.locator("figure.course-out--figure img")
     expect(image).to_have_count(1)
-    expect(image).to_have_attribute("alt", "A sine wave")
+    expect(image).to_have_attribute("alt", "Line plot titled “A sine wave”")
     assert page.evaluate("document.querySelector('#cell-4 img').naturalWidth") > 100
     code = (
         "import matplotlib.pyplot as plt\n"
@@ -160,7 +160,10 @@ def test_matplotlib_figures_with_alt_text(page):
     expect(output.locator(".course-out--result")).to_have_text("2")
     images = output.locator("img")
     expect(images).to_have_count(2)
-    assert [images.nth(i).get_attribute("alt") for i in range(2)] == ["Two panels", "Figure 2"]
+    assert [images.nth(i).get_attribute("alt") for i in range(2)] == [
+        "Two panels. Empty plot titled “left”",
+        "Line plot",
+    ]
     # The figures were closed after the cell.
     output = run(page, "#cell-5", "import matplotlib.pyplot as plt\nlen(plt.get_fignums())")
     expect(output.locator(".course-out--result")).to_have_text("0")

@@ -203,7 +203,11 @@ def test_figures_emitted_in_order_then_closed(runtime, plt):
     ok, emit, _ = run(runtime, code)
     assert ok
     figures = [payload for kind, payload in emit.events if kind == "figure"]
-    assert [f["alt"] for f in figures] == ["Rising", "Overall", "Figure 3"]
+    assert [f["alt"] for f in figures] == [
+        "Line plot titled “Rising”",
+        "Overall. Empty plot titled “inner”",
+        "Line plot",
+    ]
     for figure in figures:
         assert figure["png"].startswith(b"\x89PNG\r\n\x1a\n")
     assert plt.get_fignums() == []

@@ -128,9 +128,9 @@ def test_cells_render_with_precomputed_output_in_page_order(good_project: Path):
     assert "&lt;b&gt;not bold&lt;/b&gt; (3, 4)" in html
     assert '<pre class="course-out course-out--result">(3, 4)</pre>' in html
     assert '<pre class="course-out course-out--stdout">5.905\n</pre>' in html
-    assert 'alt="A line"' in html
+    assert 'alt="Line plot titled “A line”"' in html
     # Figures are files named by content, beside the runner (not data: URLs inflating the page).
-    source = html.split('alt="A line"')[0].rsplit('src="', 1)[1].split('"')[0]
+    source = html.split('alt="Line plot titled “A line”"')[0].rsplit('src="', 1)[1].split('"')[0]
     assert source.startswith("../../assets/course/figures/") and source.endswith(".png")
     assert (good_project / "site/lessons/lesson" / source).resolve().read_bytes().startswith(b"\x89PNG")
 

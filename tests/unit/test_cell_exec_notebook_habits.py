@@ -250,7 +250,7 @@ def test_plt_show_shows_the_figure_there_once_and_without_a_warning(cell_exec, p
     assert ok is True
     assert [w.message for w in caught] == []
     assert outputs.kinds() == ["stdout", "stdout", "figure", "stdout", "stdout", "figure"]
-    assert figures(outputs) == ["Shown", "Figure 2"]
+    assert figures(outputs) == ["Line plot titled “Shown”", "Line plot"]
     assert plt.get_fignums() == []
 
 

@@ -116,3 +116,40 @@ def test_similarity() -> None:
     assert fig.axes[0].get_title() == "Cosine similarity between positions"
     np.testing.assert_allclose(fig.axes[0].images[0].get_array(), sim)
     assert plot.cosine_similarity(np.zeros((2, 3))).tolist() == [[0.0, 0.0], [0.0, 0.0]]
+
+
+# -- alt text: what the figure shows, for the course's cells ---------------------------------
+
+
+def test_heatmap_alt_text_says_what_it_shows() -> None:
+    fig = plot.heatmap(sinusoidal(64, 128))
+    assert fig.alt_text == (
+        "Heatmap of sinusoidal positional encoding, 64 rows (position pos) by 128 columns (embedding dimension i), "
+        "values from -1 to 1"
+    )
+    custom = plot.heatmap(np.arange(6.0).reshape(2, 3), title="RoPE table", xlabel="X", ylabel="Y")
+    assert custom.alt_text == "Heatmap of RoPE table, 2 rows (Y) by 3 columns (X), values from 0 to 5"
+
+
+def test_similarity_alt_text_gives_size_and_range() -> None:
+    fig = plot.similarity(np.eye(3))
+    assert fig.alt_text == "Heatmap of cosine similarity between positions, 3 by 3 positions, values from 0 to 1"
+
+
+def test_compare_alt_text_describes_each_panel() -> None:
+    alt = plot.compare(16, 8).alt_text
+    assert alt.startswith("Three heatmaps side by side.")
+    for panel in ("sinusoidal encoding, 16 positions by 8 dimensions", "learned absolute table", "RoPE scores"):
+        assert panel in alt
+    assert "constant along every diagonal" in alt
+
+
+def test_drawing_into_given_axes_leaves_the_figures_alt_text_alone() -> None:
+    fig, (left, right) = plt.subplots(1, 2)
+    fig.alt_text = "the author's own words"
+    plot.heatmap(sinusoidal(4, 4), ax=left)
+    plot.similarity(sinusoidal(4, 4), ax=right)
+    assert fig.alt_text == "the author's own words"
+    bare, ax = plt.subplots()
+    plot.heatmap(sinusoidal(4, 4), ax=ax)
+    assert not hasattr(bare, "alt_text")

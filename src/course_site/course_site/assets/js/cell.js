@@ -131,8 +131,10 @@ export class Cell {
       if (this.destroyed) return;
       this.cm = cm;
       this.view = this.makeEditor(cm);
+      // Focus inside the static code (e.g. on its copy button, reached by Tab) would be lost with it.
+      const hadFocus = this.staticBlock.contains(document.activeElement);
       this.staticBlock.replaceWith(this.editorHost);
-      if (this.wantFocus) this.view.focus();
+      if (this.wantFocus || hadFocus) this.view.focus();
     });
     return this.editorPromise;
   }
@@ -179,6 +181,8 @@ export class Cell {
           keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
           EditorView.contentAttributes.of({
             "aria-label": `Python code, cell ${this.index}`,
+            // Editable text is focusable anyway (no new tab stop); saying so lets a scrolling editor count as keyboard-reachable.
+            tabindex: "0",
             "aria-describedby": this.hintId,
           }),
         ],
@@ -336,6 +340,7 @@ export class Cell {
     this.flush();
     this.job = null;
     this.runButton.removeAttribute("aria-disabled");
+    if (document.activeElement === this.stopButton) this.runButton.focus(); // disabling Stop would drop focus
     this.stopButton.disabled = true;
     const limit = this.kernel.timeLimitS;
     switch (msg.status) {

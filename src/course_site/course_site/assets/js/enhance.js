@@ -2,7 +2,8 @@
  *
  *   <script type="module" src="…/assets/course/js/enhance.js"></script>
  *
- * Does nothing on a page without cells (.course-cell) or quizzes (.course-quiz).  With cells it
+ * On every page, boxes that scroll sideways become reachable by keyboard (scroll_regions.js).
+ * Does nothing else on a page without cells (.course-cell) or quizzes (.course-quiz).  With cells it
  * takes the page's kernel (page_kernel.js; its worker, started from <head> by
  * worker_prestart.js, is already loading Python off the main thread) and turns each
  * cell into an editor; a Run clicked before Python is ready just waits for it.
@@ -10,6 +11,7 @@
  */
 
 import names from "./dom.json" with { type: "json" };
+import { watchScrollBoxes } from "./scroll_regions.js";
 
 const CELL = names.cell;
 const QUIZ = names.quiz;
@@ -42,6 +44,7 @@ async function enhanceCells(roots) {
 }
 
 async function init() {
+  watchScrollBoxes();
   const path = location.pathname;
   if (page && page.path !== path) {
     // Instant navigation replaced the content: the old page's Python goes away.

@@ -39,6 +39,7 @@ import inspect
 import io
 import linecache
 import os
+import re
 import sys
 import traceback
 from collections.abc import Callable, Coroutine, Iterable, Iterator
@@ -77,6 +78,7 @@ _NO_THREAD_MESSAGE = "can't start new thread"
 _CELL_FILES: set[str] = set()
 
 FIGURE_DPI = 100
+FIGURE_ALT_ATTRIBUTE = "alt_text"  # fig.alt_text = "…": the author's own alt text for a figure
 
 
 def set_module_hint(text: str) -> None:
@@ -406,16 +408,65 @@ def laid_out(fig: Any) -> bool:
 
 
 def _figure_alt(fig: Any, index: int) -> str:
-    """Alt text for a figure: its suptitle, else the first axes title, else 'Figure N'."""
-    sup = getattr(fig, "_suptitle", None)
-    if sup is not None and sup.get_text().strip():
-        return sup.get_text().strip()
-    for ax in fig.get_axes():
-        for loc in ("center", "left", "right"):
-            title = ax.get_title(loc=loc).strip()
-            if title:
-                return title
-    return f"Figure {index}"
+    """Alt text for a figure: the author's ``fig.alt_text``, else a description of its axes, else 'Figure N'.
+
+    The description is the suptitle, then what each panel is (heatmap, line plot, …)
+    with its title, size, axis labels and named lines; colorbars are left out.
+    """
+    explicit = getattr(fig, FIGURE_ALT_ATTRIBUTE, None)
+    if isinstance(explicit, str) and explicit.strip():
+        return explicit.strip()
+    sentences = [_plain_label(fig.get_suptitle())]
+    panels = [ax for ax in fig.get_axes() if ax.get_visible() and getattr(ax, "_colorbar", None) is None]
+    for number, ax in enumerate(panels, start=1):
+        described = _axes_alt(ax)
+        sentences.append(f"Panel {number}: {described}" if len(panels) > 1 else described[:1].upper() + described[1:])
+    text = ". ".join(sentence.rstrip(".") for sentence in sentences if sentence)
+    return text or f"Figure {index}"
+
+
+def _axes_alt(ax: Any) -> str:
+    """One panel in words: its kind and title, then size, axis labels and named lines, as there are."""
+    title = next((ax.get_title(loc=loc) for loc in ("center", "left", "right") if ax.get_title(loc=loc).strip()), "")
+    kind, size = _plot_kind(ax)
+    parts = [f"{kind} titled “{_plain_label(title)}”" if title.strip() else kind]
+    parts += [size] if size else []
+    for axis, label in (("x", ax.get_xlabel()), ("y", ax.get_ylabel())):
+        if label.strip():
+            parts.append(f"{axis} axis: {_plain_label(label)}")
+    named = [line.get_label() for line in ax.get_lines() if not line.get_label().startswith("_")]
+    if named:
+        parts.append("lines: " + ", ".join(f"“{_plain_label(name)}”" for name in named))
+    return "; ".join(parts)
+
+
+def _plot_kind(ax: Any) -> tuple[str, str]:
+    """``(kind, size)`` of what an axes draws: an image of a 2-D array is a heatmap of its rows by columns."""
+    if ax.images:
+        shape = ax.images[0].get_array().shape
+        kind = "heatmap" if len(shape) == 2 else "image"
+        return kind, f"{shape[0]} rows by {shape[1]} columns"
+    if ax.get_lines():
+        return "line plot", ""
+    if any(type(container).__name__ == "BarContainer" for container in ax.containers):
+        return "bar chart", ""
+    if ax.collections:
+        return "scatter plot", ""
+    return "empty plot", ""
+
+
+_MATH_FONT = re.compile(r"\\math[a-z]+\{([^{}]*)\}")
+_MATH_SYMBOLS = {r"\cdot": "·", r"\times": "×"}
+
+
+def _plain_label(text: str) -> str:
+    """A label's text without matplotlib's mathtext markup: ``$\\mathrm{PE}_p \\cdot x$`` reads ``PE_p · x``."""
+    if "$" not in text:
+        return text.strip()
+    text = _MATH_FONT.sub(r"\1", text.replace("$", ""))
+    for command, symbol in _MATH_SYMBOLS.items():
+        text = text.replace(command, symbol)
+    return re.sub(r"\\([A-Za-z]+)", r"\1", text).replace("{", "").replace("}", "").strip()
 
 
 def install_input_guard() -> None:

@@ -1,0 +1,128 @@
+"""axe-core on every built page with cells, light and dark, before and after its cells run.
+
+Each page is audited once Python is ready (before any cell runs), then after every
+cell ran (one of them edited to write to stderr and raise, for error output), every
+quiz was answered wrongly, and an editor has focus; then the quizzes answered
+rightly and, where the page has exercises, their hints, solution and checked runs.
+Any violation of impact serious or critical fails, listed with its rule, impact,
+elements and axe's summary. No rule is disabled.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "fixture"))
+from axe_fixture import audit, axe_source, pages_with_cells, report
+from runner_fixture import FINAL_STATE, LESSONS, LOAD_TIMEOUT_MS, guarded_page, run, wait_for_editor
+
+pytest.importorskip("playwright")
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+SCHEMES = {"light": ("default", "light"), "dark": ("slate", "dark")}  # context scheme: (Material's, CSS color-scheme)
+VIEWPORT = {"width": 1280, "height": 900}
+RAISING_CODE = 'import sys\nprint("a warning on stderr", file=sys.stderr)\nraise ValueError("an error on purpose")\n'
+EXERCISE = "section.course-exercise"
+
+
+def wait_until_python_is_ready(page) -> None:
+    """Cells enhanced and Python booted: the booting page skips the layout of far blocks, which axe would misread."""
+    cells = page.locator(".course-cell")
+    expect(page.locator(".course-cell--live")).to_have_count(cells.count())
+    expect(page.locator("html")).not_to_have_class(re.compile(r"\bcourse-booting\b"), timeout=LOAD_TIMEOUT_MS)
+
+
+def check_scheme(page, scheme: str) -> None:
+    """Material's palette followed prefers-color-scheme, and its stylesheet for that scheme applies."""
+    material_scheme, css_scheme = SCHEMES[scheme]
+    expect(page.locator("body")).to_have_attribute("data-md-color-scheme", material_scheme)
+    assert page.evaluate("() => getComputedStyle(document.body).colorScheme") == css_scheme
+
+
+def run_every_cell(page) -> None:
+    """Run the cells in page order; a lesson's cell ends done, an exercise's starter may end in error."""
+    cells = page.locator(".course-cell")
+    for i in range(cells.count()):
+        selector = f"#{cells.nth(i).get_attribute('id')}"
+        wait_for_editor(page, selector)  # its editor replaces the static code: click Run once that is done
+        run(page, selector)
+        in_exercise = page.locator(f"{EXERCISE} {selector}").count() > 0
+        final = FINAL_STATE if in_exercise else "done"
+        expect(page.locator(selector)).to_have_attribute("data-state", final, timeout=LOAD_TIMEOUT_MS)
+
+
+def show_error_output(page) -> None:
+    """The first cell, edited to write to stderr and raise: its output shows both."""
+    first = f"#{page.locator('.course-cell').first.get_attribute('id')}"
+    run(page, first, RAISING_CODE)
+    expect(page.locator(first)).to_have_attribute("data-state", "error")
+    expect(page.locator(f"{first} .course-out--stderr")).to_have_count(1)
+    expect(page.locator(f"{first} .course-out--error")).to_have_count(1)
+
+
+def answer_quizzes(page, correct: bool) -> None:
+    """Choose, in every quiz, the first option that is right (or wrong), and wait for its feedback."""
+    for form in page.locator("form.course-quiz").all():
+        wanted = "true" if correct else "false"
+        option = form.locator(f"li[data-option][data-correct='{wanted}']").first.get_attribute("data-option")
+        form.locator(f"input[type=radio][value='{option}']").check()
+        expect(form).to_have_attribute("data-answered", "correct" if correct else "incorrect")
+
+
+def work_through_exercises(page) -> None:
+    """Every hint, the solution put in the editor, and a checked run of it, in each exercise."""
+    for exercise in page.locator(EXERCISE).all():
+        hint = exercise.get_by_role("button", name=re.compile(r"^(Hint|Next hint)"))
+        while hint.count() and hint.get_attribute("aria-disabled") != "true":
+            hint.click()
+        exercise.get_by_role("button", name="Show solution").click()
+        exercise.get_by_role("button", name="Put the solution in the editor").click()
+        run(page, f"#{exercise.locator('.course-cell').get_attribute('id')}")
+        expect(exercise.locator(".course-exercise__check")).to_have_attribute("data-check", "pass")
+
+
+def focus_an_editor(page) -> None:
+    """Focus the first editor, so its active line is highlighted as a learner typing sees it."""
+    page.locator(".course-cell .cm-content").first.click()
+    expect(page.locator(".course-cell .cm-editor.cm-focused")).to_have_count(1)
+
+
+def audit_page(browser, url: str, scheme: str) -> list[str]:
+    """Reports of every audit of one page in one scheme that found a serious or critical violation."""
+    where = f"{url} ({scheme})"
+    found = []
+    with guarded_page(browser, url, color_scheme=scheme, viewport=VIEWPORT) as (page, _):
+        check_scheme(page, scheme)
+        wait_until_python_is_ready(page)
+        found.append(report(f"{where}, before its cells ran", audit(page)))
+        run_every_cell(page)
+        show_error_output(page)
+        answer_quizzes(page, correct=False)
+        focus_an_editor(page)
+        found.append(report(f"{where}, after its cells ran, quizzes answered wrongly", audit(page)))
+        answer_quizzes(page, correct=True)
+        found.append(report(f"{where}, quizzes answered rightly", audit(page, ["form.course-quiz"])))
+        if page.locator(EXERCISE).count():
+            work_through_exercises(page)
+            found.append(report(f"{where}, exercises: hints, solution, checked", audit(page, [EXERCISE])))
+    return [text for text in found if text]
+
+
+def test_every_page_with_cells_is_found(built_site):
+    found = pages_with_cells(built_site)
+    assert set(LESSONS) <= set(found), found
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_axe_finds_nothing_serious_on_pages_with_cells(browser, built_site, site_server, scheme):
+    axe_source()  # fails at once, naming `make test-tools`, if axe-core is missing
+    problems = []
+    for page_url in pages_with_cells(built_site):
+        problems += audit_page(browser, site_server + page_url, scheme)
+    assert not problems, "axe-core found serious or critical violations:\n" + "\n".join(problems)

@@ -1,0 +1,76 @@
+"""Alt text of the figures a cell shows, in CPython: the author's, else what the axes draw, else "Figure N"."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+from course_site.execute import PY_ASSETS
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+import posenc  # noqa: E402
+import posenc.plot  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def figure_alt():
+    spec = importlib.util.spec_from_file_location("cell_exec_alt_under_test", PY_ASSETS / "cell_exec.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    yield module._figure_alt
+    plt.close("all")
+
+
+def test_the_authors_alt_text_comes_first(figure_alt):
+    fig, ax = plt.subplots()
+    ax.plot([1, 2])
+    ax.set_title("Ignored")
+    fig.alt_text = "  Rising line from 1 to 2  "
+    assert figure_alt(fig, 1) == "Rising line from 1 to 2"
+
+
+def test_a_posenc_figure_brings_its_own_description(figure_alt):
+    fig = posenc.plot.heatmap(posenc.sinusoidal(64, 128))
+    assert figure_alt(fig, 1).startswith("Heatmap of sinusoidal positional encoding, 64 rows (position pos) by 128")
+
+
+def test_panels_are_described_by_kind_title_size_labels_and_lines(figure_alt):
+    fig, (left, right) = plt.subplots(1, 2)
+    posenc.plot.heatmap(posenc.sinusoidal(8, 4), ax=left, xlabel="column j")  # with a colorbar, left out
+    right.plot(np.arange(3), label="column 0")
+    right.plot(np.arange(3), label="_hidden helper line")
+    right.set(title="Sine columns", xlabel="position", ylabel=r"$\mathrm{PE}_p \cdot x$")
+    fig.suptitle("Two views")
+    assert figure_alt(fig, 1) == (
+        "Two views. Panel 1: heatmap titled “Sinusoidal positional encoding”; 8 rows by 4 columns; "
+        "x axis: column j; y axis: position pos. Panel 2: line plot titled “Sine columns”; "
+        "x axis: position; y axis: PE_p · x; lines: “column 0”"
+    )
+
+
+@pytest.mark.parametrize(
+    ("draw", "expected"),
+    [
+        (lambda ax: ax.bar([1, 2], [3, 4]), "Bar chart"),
+        (lambda ax: ax.scatter([1, 2], [3, 4]), "Scatter plot"),
+        (lambda ax: ax.imshow(np.zeros((2, 3, 3))), "Image; 2 rows by 3 columns"),
+        (lambda ax: ax.plot([0, 1]), "Line plot"),
+        (lambda ax: None, "Empty plot"),
+    ],
+)
+def test_the_kind_of_plot_is_named(figure_alt, draw, expected):
+    fig, ax = plt.subplots()
+    draw(ax)
+    assert figure_alt(fig, 1) == expected
+
+
+def test_a_figure_with_nothing_to_say_is_numbered(figure_alt):
+    assert figure_alt(plt.figure(), 3) == "Figure 3"
+    titled = plt.figure()
+    titled.suptitle("Only a suptitle")
+    assert figure_alt(titled, 4) == "Only a suptitle"
