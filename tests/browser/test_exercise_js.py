@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from markdown import Markdown
 
-from course_site.cells import _highlight
+from course_site.cells import highlight_python
 from course_site.exercises import parse_exercises
 from course_site.exercises_html import render_exercise, render_progress
 from course_site.fences import scan
-from course_site.quiz import _converter
+from course_site.quiz import markdown_converter
 
 pytest.importorskip("playwright")
 from playwright.sync_api import expect
@@ -97,7 +97,7 @@ def page_url(exercise, serve, tmp_path_factory):
     md = Markdown(extensions=["pymdownx.superfences"])
     cell = f'<div class="course-cell"><textarea aria-label="Code">{exercise.starter}</textarea></div>'
     html = render_exercise(
-        exercise, 1, cell, page_url="lessons/test/", markdown=_converter(), highlight=lambda code: _highlight(code, md)
+        exercise, 1, cell, page_url="lessons/test/", markdown=markdown_converter(), highlight=lambda code: highlight_python(code, md)
     )
     progress = render_progress(["lessons/test/#the-period-of-a-pair", "lessons/other/#x"])
     (folder / "index.html").write_text(HARNESS.replace("EXERCISE", progress + html))

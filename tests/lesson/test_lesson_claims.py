@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import posenc
+from course_site.exercises import is_exercise
 from course_site.fences import CELL, QUIZ, Block, Cell, scan, to_cell
 
 LESSON = Path(__file__).resolve().parents[2] / "lessons" / "32-positional-encoding.md"
@@ -83,8 +84,8 @@ def blocks(lesson_text: str) -> list[Block]:
 
 @pytest.fixture(scope="module")
 def cells(blocks: list[Block]) -> list[Cell]:
-    """Each ``pyodide`` cell, validated as the build validates it."""
-    return [to_cell(block) for block in blocks if block.lang == CELL]
+    """Each ``pyodide`` cell (not the exercises), validated as the build validates it."""
+    return [to_cell(block) for block in blocks if block.lang == CELL and not is_exercise(block)]
 
 
 @pytest.fixture(scope="module")

@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 from markdown import Markdown
 
-from course_site.cells import _highlight
+from course_site.cells import highlight_python
 from course_site.errors import LessonError
 from course_site.execute import PageRunner
 from course_site.exercises import parse_exercises
 from course_site.exercises_html import render_exercise
 from course_site.fences import scan, to_cell
-from course_site.quiz import _converter
+from course_site.quiz import markdown_converter
 
 ROOT = Path(__file__).resolve().parents[2]
 PATH = "lessons/99-exercises.md"
@@ -208,8 +208,8 @@ def test_html_reads_without_javascript_and_carries_what_the_script_needs():
         2,
         '<div class="course-cell">starter</div>',
         page_url="lessons/99-exercises/",
-        markdown=_converter(),
-        highlight=lambda code: _highlight(code, md),
+        markdown=markdown_converter(),
+        highlight=lambda code: highlight_python(code, md),
     )
     assert html.startswith('<section class="course-exercise" id="exercise-the-period-of-a-pair" role="region"')
     assert 'aria-label="Exercise 2: The period of a pair"' in html
