@@ -22,7 +22,7 @@ from course_site.exercises import Exercise, parse_exercises
 from course_site.fences import scan
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
-from runner_fixture import LESSON, LESSONS, LOAD_TIMEOUT_MS, get_code, guarded_page, run, set_code
+from runner_fixture import LESSON, LESSONS, LOAD_TIMEOUT_MS, get_code, guarded_page, run, set_code, wait_for_editor
 
 pytest.importorskip("playwright")
 from playwright.sync_api import expect
@@ -68,8 +68,9 @@ def selector(page, number: int, exercise: Exercise) -> str:
 
 
 def ready_offline(page) -> None:
-    """Wait until Python (with the preloaded numpy and posenc) is ready, then cut the network."""
+    """Wait until Python (with the preloaded numpy and posenc) and the editor are loaded, then cut the network."""
     expect(page.locator("#cell-1 .course-cell__status")).to_have_text("Python is ready", timeout=LOAD_TIMEOUT_MS)
+    wait_for_editor(page, "#cell-1")  # CodeMirror is loaded: every editor can be made offline
     page.context.set_offline(True)
 
 
@@ -187,9 +188,10 @@ def test_solved_state_survives_a_reload_and_counts_on_the_home_page(browser, sit
         assert not problems
 
 
-def test_an_endless_loop_in_an_exercise_stops_like_any_cell(browser, site_server):
+@pytest.mark.parametrize("server", ["site_server", "isolated_site_server"])  # terminate / KeyboardInterrupt
+def test_an_endless_loop_in_an_exercise_stops_like_any_cell(browser, server, request):
     exercise = lesson_exercises(LESSON)[0]
-    with guarded_page(browser, site_server + LESSON) as (page, problems):
+    with guarded_page(browser, request.getfixturevalue(server) + LESSON) as (page, problems):
         ready_offline(page)
         cell = selector(page, 1, exercise)
         run(page, cell, "while True:\n    pass", wait=False)
