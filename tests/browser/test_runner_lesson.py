@@ -34,7 +34,7 @@ def _outputs(page, cell: str) -> list[tuple[str, str]]:
 def test_lesson_cells_run_like_at_build_time(browser, site_server, lesson):
     with guarded_page(browser, site_server + lesson) as (page, problems):
         expect(page.locator(".course-cell--live")).to_have_count(page.locator(".course-cell").count())
-        cells = page.locator(".course-cell:not(.course-exercise)")  # exercises: test_exercises.py
+        cells = page.locator(".course-cell:not(.course-exercise)")  # exercises: test_exercise_live.py
         count = cells.count()
         assert count >= 2
         for i in range(count):
