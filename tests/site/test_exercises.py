@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from markdown import Markdown
+from test_build import build, make_project
 
 from course_site.cells import highlight_python, render_cell
 from course_site.errors import LessonError
@@ -308,3 +309,30 @@ def test_the_author_guides_example_is_proved(runner):
     [exercise] = parse_exercises(scan(example, "docs/authors.md"))
     assert len(exercise.hints) == 2
     runner.prove([exercise])
+
+
+# --- mkdocs build ---------------------------------------------------------------------------------
+
+
+def test_build_renders_exercises_and_counts_them_on_the_home_page(tmp_path):
+    project = make_project(tmp_path, "# L\n\n```pyodide\nx = 1\n```\n\n" + PAGE.split("\n", 2)[2])
+    done = build(project)
+    assert done.returncode == 0, done.stderr
+    lesson = (project / "site/lessons/lesson/index.html").read_text()
+    assert 'id="cell-1" role="region" aria-label="Python cell 1"' in lesson
+    assert 'id="cell-2" role="region" aria-label="Exercise 1: The period of a pair"' in lesson
+    home = (project / "site/index.html").read_text()
+    assert 'data-exercise-ids="[&quot;lessons/lesson/#the-period-of-a-pair&quot;]" hidden></p>' in home
+
+
+def test_build_fails_at_the_line_of_an_unsolvable_exercise(tmp_path):
+    page = "# L\n\n" + PAGE.split("\n", 2)[2].replace("period = 2 * math.pi", "period = math.pi")
+    done = build(make_project(tmp_path, page))
+    assert done.returncode != 0
+    assert 'lessons/lesson.md:14: the solution of exercise "The period of a pair" fails its check' in done.stderr
+
+
+def test_build_fails_at_a_hint_outside_an_exercise(tmp_path):
+    done = build(make_project(tmp_path, "# L\n\n```pyodide\nx = 1\n# --- hint ---\nSee.\n```\n"))
+    assert done.returncode != 0
+    assert "lessons/lesson.md:5: '# --- hint ---' outside an exercise" in done.stderr
