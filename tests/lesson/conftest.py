@@ -11,6 +11,7 @@ from typing import NamedTuple
 import numpy as np
 import pytest
 
+from course_site.exercises import is_exercise
 from course_site.fences import CELL, QUIZ, Block, Cell, scan, to_cell
 
 LESSONS = Path(__file__).resolve().parents[2] / "lessons"
@@ -36,7 +37,7 @@ class LessonRun(NamedTuple):
 def read_lesson(name: str) -> Lesson:
     text = (LESSONS / name).read_text(encoding="utf-8")
     blocks = scan(text, f"lessons/{name}")
-    cells = [to_cell(block) for block in blocks if block.lang == CELL]
+    cells = [to_cell(block) for block in blocks if block.lang == CELL and not is_exercise(block)]
     quizzes = [block.body for block in blocks if block.lang == QUIZ]
     return Lesson(text, blocks, cells, quizzes)
 

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import pytest
 from markdown import Markdown
+from test_build import build, make_project
 
-from course_site.cells import _highlight
+from course_site.cells import highlight_python, render_cell
 from course_site.errors import LessonError
 from course_site.execute import PageRunner
 from course_site.exercises import Exercise, parse_exercises
-from course_site.exercises_html import render_exercise
+from course_site.exercises_html import course_exercise_ids, insert_progress, render_exercise
 from course_site.fences import scan, to_cell
-from course_site.quiz import _converter
+from course_site.lesson_page import LessonBlocks, PendingExercise
+from course_site.quiz import markdown_converter
 
 ROOT = Path(__file__).resolve().parents[2]
 PATH = "lessons/99-exercises.md"
@@ -207,27 +210,136 @@ def test_a_check_that_does_not_compile_fails_the_solution(runner):
 # --- the HTML ----------------------------------------------------------------------------------
 
 
-def test_html_reads_without_javascript_and_carries_what_the_script_needs():
-    [exercise] = exercises_of(PAGE)
+def render(exercise, number: int = 2) -> str:
+    """The exercise's HTML as the plugin writes it: its cell (number 5 on the page) with its parts."""
     md = Markdown(extensions=["pymdownx.superfences"])
-    html = render_exercise(
-        exercise,
-        2,
-        '<div class="course-cell">starter</div>',
-        page_url="lessons/99-exercises/",
-        markdown=_converter(),
-        highlight=lambda code: _highlight(code, md),
+    cell = partial(
+        render_cell,
+        exercise.cell(),
+        5,
+        [],
+        md,
+        packages=["numpy"],
+        download_note="about 9 MB",
+        figure_url=lambda png: "unused.png",
     )
-    assert html.startswith('<section class="course-exercise" id="exercise-the-period-of-a-pair" role="region"')
+    return render_exercise(
+        exercise,
+        number,
+        cell,
+        page_url="lessons/99-exercises/",
+        markdown=markdown_converter(),
+        highlight=lambda code: highlight_python(code, md),
+    )
+
+
+def test_html_is_one_cell_region_named_exercise_that_reads_without_javascript():
+    [exercise] = exercises_of(PAGE)
+    html = render(exercise)
+    assert html.startswith('<div class="course-cell course-exercise" id="cell-5" role="region"')
+    assert html.count('role="region"') == 1
     assert 'aria-label="Exercise 2: The period of a pair"' in html
+    assert '<p class="course-exercise__title" id="exercise-the-period-of-a-pair"><strong>Exercise 2</strong>' in html
     assert 'data-exercise-id="lessons/99-exercises/#the-period-of-a-pair"' in html
+    assert 'data-code="period = None  # the period of pair 0"' in html and 'data-setup="import math"' in html
     assert 'data-solution="period = 2 * math.pi"' in html
     assert 'data-check-code="expect_defined(&quot;period&quot;)\n' in html
-    assert '<div class="course-cell">starter</div>' in html
+    assert '<div class="course-cell__toolbar" hidden>' in html
+    assert 'role="log"' in html
     assert '<p class="course-exercise__check" role="status" aria-live="polite"></p>' in html
     assert html.count('<details class="course-exercise__hint"') == 2
     assert "<summary>Hint 2 of 2</summary>" in html and "<code>math.pi</code>" in html
     assert 'class="arithmatex"' in html  # turned into MathML with the rest of the page
     assert '<details class="course-exercise__solution"><summary>Solution</summary>' in html
     assert 'role="group" aria-label="Solution"><div class="highlight">' in html
-    assert '<div class="course-exercise__actions" hidden>' in html
+    assert '<div class="course-exercise__actions" hidden><button type="button" data-action="hint">Hint</button>' in html
+    assert '<button type="button" data-action="solution">Show solution</button>' in html
+    assert html.endswith("</details></div>")  # every part inside the region
+
+
+def test_progress_goes_after_the_home_pages_title_and_lists_every_exercise():
+    pages = [(PAGE, PATH, "lessons/99-exercises/"), ("# No exercise\n", "docs/index.md", "")]
+    ids = course_exercise_ids(pages)
+    assert ids == ["lessons/99-exercises/#the-period-of-a-pair"]
+    html = insert_progress('<h1 id="home">Home</h1>\n<p>Text</p>', ids)
+    assert html.startswith('<h1 id="home">Home</h1><p class="course-progress" data-exercise-ids="[&quot;lessons/')
+    assert html.endswith("hidden></p>\n<p>Text</p>")
+    assert insert_progress("<p>Text</p>", []) == "<p>Text</p>"
+
+
+def test_a_bad_exercise_on_another_page_is_reported_when_the_progress_is_counted():
+    with pytest.raises(LessonError, match=f"^{PATH}:3: an exercise needs a title"):
+        course_exercise_ids([(fence(COMPLETE, 'exercise=""'), PATH, "lessons/99-exercises/")])
+
+
+# --- the page: exercises among cells -----------------------------------------------------------
+
+
+MIXED = (
+    "```pyodide\nx = 1\n```\n\n" + PAGE.split("\n", 2)[2] + "\n```quiz\nQ?\n- [x] yes\n  because\n- [ ] no\n  no\n```\n"
+)
+
+
+def test_exercises_are_kept_apart_from_the_cells_and_share_their_numbering():
+    page = LessonBlocks(MIXED, PATH, 1, runner=None)
+    kinds = [type(item).__name__ for item in page.pending.values()]
+    assert kinds == ["PendingCell", "PendingExercise", "PendingCell", "PendingQuiz"]
+    cell, exercise, last, _ = page.pending.values()
+    assert (cell.index, exercise.index, exercise.number, last.index) == (1, 2, 1, 3)
+    assert exercise.exercise.title == "The period of a pair"
+    assert (last.cell.code, last.outputs) == ("x = 1", [])
+
+
+def test_an_exercise_in_a_fence_the_page_did_not_tag_is_parsed_when_asked_for():
+    page = LessonBlocks("# Nothing\n", PATH, 1, runner=None)
+    [block] = scan(PAGE, PATH)[:1]
+    taken = page.take(block.lang, block.body, dict(block.options))
+    assert isinstance(taken, PendingExercise)
+    assert (taken.exercise.title, taken.number, taken.index) == ("The period of a pair", 1, 1)
+
+
+def test_an_exercise_in_an_untagged_fence_is_checked_like_any(tmp_path):
+    page = LessonBlocks("# Nothing\n", PATH, 1, runner=None)
+    with pytest.raises(LessonError, match="has no check"):
+        page.take("pyodide", "# --- code ---\nx = 0\n# --- solution ---\nx = 1", {"exercise": "Pairs"})
+
+
+def test_the_page_proves_its_exercises_with_a_runner(runner):
+    with pytest.raises(LessonError, match=rf'^{PATH}:16: the solution of exercise "The period of a pair" fails'):
+        LessonBlocks(MIXED.replace("period = 2 * math.pi", "period = math.pi"), PATH, 1, runner)
+
+
+def test_the_author_guides_example_is_proved(runner):
+    guide = (ROOT / "docs" / "authors.md").read_text()
+    examples = [part.split("\n````", 1)[0] for part in guide.split("````markdown\n")[1:]]
+    [example] = [text for text in examples if "exercise=" in text]
+    [exercise] = parse_exercises(scan(example, "docs/authors.md"))
+    assert len(exercise.hints) == 2
+    runner.prove([exercise])
+
+
+# --- mkdocs build ---------------------------------------------------------------------------------
+
+
+def test_build_renders_exercises_and_counts_them_on_the_home_page(tmp_path):
+    project = make_project(tmp_path, "# L\n\n```pyodide\nx = 1\n```\n\n" + PAGE.split("\n", 2)[2])
+    done = build(project)
+    assert done.returncode == 0, done.stderr
+    lesson = (project / "site/lessons/lesson/index.html").read_text()
+    assert 'id="cell-1" role="region" aria-label="Python cell 1"' in lesson
+    assert 'id="cell-2" role="region" aria-label="Exercise 1: The period of a pair"' in lesson
+    home = (project / "site/index.html").read_text()
+    assert 'data-exercise-ids="[&quot;lessons/lesson/#the-period-of-a-pair&quot;]" hidden></p>' in home
+
+
+def test_build_fails_at_the_line_of_an_unsolvable_exercise(tmp_path):
+    page = "# L\n\n" + PAGE.split("\n", 2)[2].replace("period = 2 * math.pi", "period = math.pi")
+    done = build(make_project(tmp_path, page))
+    assert done.returncode != 0
+    assert 'lessons/lesson.md:14: the solution of exercise "The period of a pair" fails its check' in done.stderr
+
+
+def test_build_fails_at_a_hint_outside_an_exercise(tmp_path):
+    done = build(make_project(tmp_path, "# L\n\n```pyodide\nx = 1\n# --- hint ---\nSee.\n```\n"))
+    assert done.returncode != 0
+    assert "lessons/lesson.md:5: '# --- hint ---' outside an exercise" in done.stderr

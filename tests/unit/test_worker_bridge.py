@@ -51,6 +51,12 @@ def bridge(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyodide", pyodide)
     monkeypatch.setitem(sys.modules, "pyodide.ffi", ffi)
     monkeypatch.setitem(sys.modules, "cell_exec", _load("cell_exec", PY / "cell_exec.py"))
+    # Registered before it runs: its dataclass looks its module up in sys.modules.
+    check = importlib.util.module_from_spec(
+        importlib.util.spec_from_file_location("exercise_check", PY / "exercise_check.py")
+    )
+    monkeypatch.setitem(sys.modules, "exercise_check", check)
+    check.__spec__.loader.exec_module(check)
     monkeypatch.setattr(builtins, "input", builtins.input)  # the bridge installs the input guard
     monkeypatch.setenv("MPLBACKEND", "agg")
     module = _load("worker_bridge_under_test", PY / "worker_bridge.py")
@@ -75,6 +81,28 @@ def test_failed_setup_skips_the_cell(bridge):
     assert [kind for kind, *_ in bridge.host.sent] == ["error"]
     assert "ZeroDivisionError" in bridge.host.sent[0][1]
     assert not hasattr(bridge.__main__, "reached")
+
+
+def test_an_exercise_runs_in_a_fresh_namespace_and_gives_its_verdict(bridge):
+    bridge.__main__.done = 1  # a cell ran before: the exercise does not see its names
+    verdict = bridge.run_exercise("x = done", "", "expect_defined('x')", "<cell 2>")
+    assert verdict == {"ok": False, "passed": False, "message": bridge.exercise_check.CODE_RAISED}
+    assert "NameError: name 'done' is not defined" in bridge.host.sent[0][1]
+    assert 'File "<cell 2>", line 1' in bridge.host.sent[0][1]
+
+
+def test_an_exercise_that_runs_but_fails_its_check_is_ok_with_the_checks_message(bridge):
+    verdict = bridge.run_exercise("x = y + 1", "y = 1", "assert x == 3, 'x should be 3'", "<cell 2>")
+    assert verdict == {"ok": True, "passed": False, "message": "x should be 3"}
+    verdict = bridge.run_exercise("x = y + 2", "y = 1", "assert x == 3, 'x should be 3'", "<cell 2>")
+    assert verdict == {"ok": True, "passed": True, "message": bridge.exercise_check.PASSED}
+    assert not hasattr(bridge.__main__, "x")
+
+
+def test_an_exercise_whose_setup_raises_did_not_run(bridge):
+    verdict = bridge.run_exercise("x = 1", "1 / 0", "assert x", "<cell 2>")
+    assert verdict == {"ok": False, "passed": False, "message": bridge.exercise_check.SETUP_RAISED}
+    assert 'File "<setup>", line 1' in bridge.host.sent[0][1]
 
 
 def test_figure_goes_to_js_as_converted_bytes(bridge):

@@ -46,15 +46,25 @@ def render_cell(
     packages: list[str],
     download_note: str,
     figure_url: FigureURL,
+    region_label: str | None = None,
+    extra_attrs: dict[str, str] | None = None,
+    header: Raw | None = None,
+    footer: Raw | None = None,
 ) -> str:
     """Return the cell's HTML; ``index`` numbers the cells of a page from 1.
 
     ``figure_url`` publishes a figure's PNG and returns its URL relative to the page.
+    The cell is a region named ``region_label`` (default ``Python cell {index}``).
+    An exercise (`exercises_html`) adds ``extra_attrs`` (its ``class`` joins the
+    cell's), and ``header`` and ``footer``, inside the region around the cell's parts.
     """
     cell_id = f"cell-{index}"
+    extra = dict(extra_attrs or {})
     attrs = {
-        "class": CELL["root"],
+        "class": f"{CELL['root']} {extra.pop('class')}" if "class" in extra else CELL["root"],
         "id": cell_id,
+        "role": "region",
+        "aria-label": region_label or f"Python cell {index}",
         CELL_DATA["index"]: index,
         CELL_DATA["autorun"]: str(cell.options.autorun).lower(),
         CELL_DATA["height"]: cell.options.height or "",
@@ -63,14 +73,17 @@ def render_cell(
         "data-first-line": cell.code_line,
         "data-source-file": cell.block.path,
         CELL_DATA["packages"]: " ".join(packages),
+        **extra,
     }
     return tag(
         "div",
         attrs,
-        tag("div", {"class": CELL["static"]}, Raw(_highlight(cell.code, md))),
+        header,
+        tag("div", {"class": CELL["static"]}, Raw(highlight_python(cell.code, md))),
         _toolbar(f"{cell_id}-hint"),
         _outputs(outputs, figure_url, index),
         tag("p", {"class": CELL["note"]}, download_note),
+        footer,
     ).html
 
 
@@ -144,7 +157,7 @@ def _png_size(png: bytes) -> tuple[int, int]:
     return width, height
 
 
-def _highlight(code: str, md: Markdown) -> str:
+def highlight_python(code: str, md: Markdown) -> str:
     """Highlight ``code`` as Python with the page's own SuperFences settings."""
     fences = md.preprocessors["fenced_code_block"]
     fences.get_hl_settings()

@@ -1,14 +1,16 @@
-"""The HTML of an exercise around its cell: title, check status, hints, solution.
+"""The HTML of an exercise: its cell, plus title, check status, hints, solution.
 
-Without JavaScript the page shows the starter code (in the cell), every hint
-and the solution, each in a ``<details>``. ``assets/js/exercise.js`` enhances
-this markup; it relies on these classes and attributes:
+An exercise is a cell (`cells.render_cell`) whose region is labelled
+"Exercise N: Title" and holds the exercise's parts too. Without JavaScript the
+page shows the starter code (in the cell), every hint and the solution, each in
+a ``<details>``. ``assets/js/exercise.js`` enhances this markup; it relies on
+these classes and attributes:
 
-``section.course-exercise`` (``role="region"``, ``aria-label="Exercise N: Title"``)
+``.course-cell.course-exercise`` (the cell's root, ``role="region"``, ``aria-label="Exercise N: Title"``)
     ``data-exercise-id``: the learner's progress key, ``<page url>#<title slug>``;
-    ``data-check-code``: the hidden check; ``data-solution``: the solution's code.
-``.course-exercise__solved``
-    the "Solved" badge, ``hidden`` until solved.
+    ``data-check-code``: the hidden check (sent with each run); ``data-solution``: the solution's code.
+``.course-exercise__title`` (``id="exercise-<title slug>"``)
+    the title, and the "Solved" badge ``.course-exercise__solved``, ``hidden`` until solved.
 ``.course-exercise__check`` (``role="status"``)
     the check's verdict after each run (``data-check="pass"`` or ``"fail"``).
 ``.course-exercise__actions`` (``hidden`` without JavaScript)
@@ -25,12 +27,18 @@ this markup; it relies on these classes and attributes:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 
-from .exercises import Exercise
+from .dom import CELL_DATA
+from .exercises import Exercise, parse_exercises
+from .fences import scan
 from .markup import Raw, tag
 
 ToHTML = Callable[[str], str]  # source text -> trusted HTML
+RenderCell = Callable[..., str]  # cells.render_cell with the cell's own arguments bound
+EXERCISE_CLASS = "course-exercise"
+_PROGRESS = re.compile(r"(<h1\b[^>]*>.*?</h1>)", re.DOTALL)
 
 
 def exercise_label(exercise: Exercise, number: int) -> str:
@@ -46,42 +54,43 @@ def exercise_id(exercise: Exercise, page_url: str) -> str:
 def render_exercise(
     exercise: Exercise,
     number: int,
-    cell_html: str | Raw,
+    render_cell: RenderCell,
     *,
     page_url: str,
     markdown: ToHTML,
     highlight: ToHTML,
 ) -> str:
-    """Return the exercise's HTML around ``cell_html`` (the already rendered cell of its starter).
+    """Return the exercise's HTML: ``render_cell`` (of ``exercise.cell()``) given the exercise's parts.
 
     ``number`` numbers the exercises of a page from 1; ``markdown`` renders a
     hint, ``highlight`` the solution's Python code.
     """
     attrs = {
-        "class": "course-exercise",
-        "id": f"exercise-{exercise.slug}",
-        "role": "region",
-        "aria-label": exercise_label(exercise, number),
+        "class": EXERCISE_CLASS,
         "data-exercise-id": exercise_id(exercise, page_url),
-        "data-check-code": exercise.check,
+        CELL_DATA["check"]: exercise.check,
         "data-solution": exercise.solution,
     }
-    return tag(
-        "section",
-        attrs,
-        tag(
-            "p",
-            {"class": "course-exercise__title"},
-            tag("strong", {}, f"Exercise {number}"),
-            f": {exercise.title} ",
-            tag("span", {"class": "course-exercise__solved", "hidden": True}, "Solved"),
-        ),
-        cell_html if isinstance(cell_html, Raw) else Raw(cell_html),
-        tag("p", {"class": "course-exercise__check", "role": "status", "aria-live": "polite"}),
-        _actions(exercise),
-        _hints(exercise, markdown),
-        _solution(exercise, highlight),
-    ).html
+    title = tag(
+        "p",
+        {"class": "course-exercise__title", "id": f"exercise-{exercise.slug}"},
+        tag("strong", {}, f"Exercise {number}"),
+        f": {exercise.title} ",
+        tag("span", {"class": "course-exercise__solved", "hidden": True}, "Solved"),
+    )
+    footer = Raw(
+        "".join(
+            part.html
+            for part in (
+                tag("p", {"class": "course-exercise__check", "role": "status", "aria-live": "polite"}),
+                _actions(exercise),
+                _hints(exercise, markdown),
+                _solution(exercise, highlight),
+            )
+            if part is not None
+        )
+    )
+    return render_cell(region_label=exercise_label(exercise, number), extra_attrs=attrs, header=title, footer=footer)
 
 
 def _actions(exercise: Exercise) -> Raw:
@@ -135,3 +144,24 @@ def render_progress(exercise_ids: list[str]) -> str:
     """The home page's "3 of 7 exercises solved", filled in by ``exercise.js`` (``showProgress``)."""
     attrs = {"class": "course-progress", "data-exercise-ids": json.dumps(exercise_ids), "hidden": True}
     return tag("p", attrs).html
+
+
+def insert_progress(html: str, exercise_ids: list[str]) -> str:
+    """The home page's HTML with the course's progress after its title (unchanged without exercises)."""
+    if not exercise_ids:
+        return html
+    progress = render_progress(exercise_ids)
+    html, found = _PROGRESS.subn(lambda title: title[1] + progress, html, count=1)
+    return html if found else progress + html
+
+
+def course_exercise_ids(pages: Iterable[tuple[str, str, str]]) -> list[str]:
+    """Every exercise's id, from each page's ``(markdown, path, url)``, in page order.
+
+    Raises `LessonError` at an exercise that does not parse.
+    """
+    return [
+        exercise_id(exercise, url)
+        for markdown, path, url in pages
+        for exercise in parse_exercises(scan(markdown, path))
+    ]

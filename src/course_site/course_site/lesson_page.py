@@ -9,12 +9,15 @@ asked for, numbered after the page's other blocks, and shown without build-time 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .errors import LessonError
 from .execute import Output, PageRunner
+from .exercises import Exercise, is_exercise, parse_exercise, parse_exercises
 from .fences import BLOCK_ID, CELL, QUIZ, Block, Cell, fence_block, tag_blocks, to_cell
 from .quiz import parse_quiz, render_quiz
+
+EXERCISE = "exercise"  # the count of a page's exercises in `LessonBlocks.counts`
 
 
 @dataclass(frozen=True)
@@ -24,6 +27,16 @@ class PendingCell:
     cell: Cell
     index: int
     outputs: list[Output]
+
+
+@dataclass(frozen=True)
+class PendingExercise:
+    """A checked (and, with a runner, proved) exercise, its number among the page's exercises
+    and its cell's number among the page's cells (both from 1)."""
+
+    exercise: Exercise
+    number: int
+    index: int
 
 
 @dataclass(frozen=True)
@@ -43,27 +56,41 @@ class LessonBlocks:
         """
         self.path = path
         self.markdown, blocks = tag_blocks(markdown, path, first_line)
-        cells = [to_cell(block) for block in blocks if block.lang == CELL]
+        exercises = parse_exercises(blocks)
+        cells = [to_cell(block) for block in blocks if block.lang == CELL and not is_exercise(block)]
         quizzes = [parse_quiz(block) for block in blocks if block.lang == QUIZ]
         outputs = runner.run(cells) if runner and cells else [[] for _ in cells]
-        cell_items = iter([PendingCell(*item) for item in zip(cells, range(1, len(cells) + 1), outputs, strict=True)])
+        if runner:
+            runner.prove(exercises)
+        # Cells and exercises share the cell numbering (their elements' ids); exercises are numbered apart too.
+        indices = iter(range(1, len(cells) + len(exercises) + 1))
+        cell_items = iter([PendingCell(cell, 0, out) for cell, out in zip(cells, outputs, strict=True)])
+        exercise_items = iter([PendingExercise(exercise, n, 0) for n, exercise in enumerate(exercises, start=1)])
         quiz_items = iter([PendingQuiz(render_quiz(quiz, n)) for n, quiz in enumerate(quizzes, start=1)])
         self.blocks: dict[int, Block] = dict(enumerate(blocks, start=1))
-        self.pending: dict[int, PendingCell | PendingQuiz] = {
-            number: next(cell_items if block.lang == CELL else quiz_items) for number, block in self.blocks.items()
-        }
-        self.counts = {CELL: len(cells), QUIZ: len(quizzes)}
+        self.pending: dict[int, PendingCell | PendingExercise | PendingQuiz] = {}
+        for number, block in self.blocks.items():
+            if block.lang == QUIZ:
+                self.pending[number] = next(quiz_items)
+            else:
+                item = next(exercise_items if is_exercise(block) else cell_items)
+                self.pending[number] = replace(item, index=next(indices))
+        self.counts = {CELL: len(cells) + len(exercises), EXERCISE: len(exercises), QUIZ: len(quizzes)}
 
-    def take(self, lang: str, body: str, options: dict[str, str]) -> PendingCell | PendingQuiz:
+    def take(self, lang: str, body: str, options: dict[str, str]) -> PendingCell | PendingExercise | PendingQuiz:
         """The block of a fence the renderer found: by its ``course_block`` number, else parsed now."""
         number = options.pop(BLOCK_ID, None)
         if number is not None:
             return self.pending.pop(int(number))
         block = fence_block(lang, body, options, self.path)
-        self.counts[lang] += 1
-        if lang == CELL:
-            return PendingCell(to_cell(block), self.counts[CELL], [])
-        return PendingQuiz(render_quiz(parse_quiz(block), self.counts[QUIZ]))
+        if lang == QUIZ:
+            self.counts[QUIZ] += 1
+            return PendingQuiz(render_quiz(parse_quiz(block), self.counts[QUIZ]))
+        self.counts[CELL] += 1
+        if is_exercise(block):
+            self.counts[EXERCISE] += 1
+            return PendingExercise(parse_exercise(block), self.counts[EXERCISE], self.counts[CELL])
+        return PendingCell(to_cell(block), self.counts[CELL], [])
 
     def check_all_taken(self) -> None:
         """Raise `LessonError` at the first block that the renderer never asked for."""

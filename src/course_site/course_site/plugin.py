@@ -10,8 +10,10 @@ the scripts. Their errors become MkDocs' `PluginError` here.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 from markdown import Markdown
@@ -26,18 +28,21 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
 from . import site_assets
-from .cells import render_cell
+from .cells import highlight_python, render_cell
 from .config import CourseConfig
 from .csp import add_policy, insert_in_head
 from .error_page import ErrorLog, write_error_pages
 from .errors import LessonError
 from .execute import PageRunner, RunSettings, find_node
-from .fences import CELL, QUIZ
-from .lesson_page import LessonBlocks, PendingQuiz
+from .exercises_html import course_exercise_ids, insert_progress, render_exercise
+from .fences import CELL, QUIZ, Cell
+from .lesson_page import LessonBlocks, PendingExercise, PendingQuiz
 from .mathml import Source, to_mathml
 from .pyodide_assets import AssetError
+from .quiz import markdown_converter
 
 log = logging.getLogger("mkdocs.plugins.course")
+_HAS_CELLS = re.compile(r'class="course-cell[ "]')  # a page with cells or exercises
 
 
 @contextmanager
@@ -62,6 +67,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         self.lesson_uris: list[str] = []  # the lessons' paths in the site, "lessons/<file>.md"
         self.math_source = Source("", "")
         self.figures: dict[str, bytes] = {}  # site path -> PNG of a build-time figure
+        self.exercise_ids: list[str] = []  # every exercise of the site, for the home page's progress
         self.serving = False
         self.error_log = ErrorLog()  # this build's warnings and errors, for the page of a failed build
         self.site_dir = Path()
@@ -118,13 +124,16 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         return PageRunner(cache, python, settings, self.config.execute_timeout)
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
-        """``files``: publish the lessons folder under ``lessons/``."""
+        """``files``: publish the lessons folder under ``lessons/``; note every exercise of the site."""
         lessons = self.root / self.config.lessons_dir
         self.lesson_uris = [Path("lessons", p.relative_to(lessons)).as_posix() for p in sorted(lessons.rglob("*.md"))]
         for uri in self.lesson_uris:
             if files.get_file_from_path(uri) is None:
                 files.append(File(uri, str(lessons.parent), config.site_dir, config.use_directory_urls))
         self.page_paths = [file.dest_uri for file in files.documentation_pages()]
+        pages = [(file.content_string, self._shown(file), file.url) for file in files.documentation_pages()]
+        with _as_plugin_error():
+            self.exercise_ids = course_exercise_ids(pages)
         return files
 
     def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
@@ -141,8 +150,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """``page_markdown``: parse, check and tag the page's blocks; run its cells."""
-        path = Path(page.file.abs_src_path or page.file.src_uri).resolve()
-        shown = path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else str(path)
+        shown = self._shown(page.file)
         source = page.file.content_string
         # MkDocs strips the front matter: count its lines so that errors name the file's lines.
         first_line = source[: len(source) - len(markdown)].count("\n") + 1 if source.endswith(markdown) else 1
@@ -153,14 +161,16 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         return self.page.markdown
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-        """``page_content``: render math; fail if a block was not reached by SuperFences."""
+        """``page_content``: render math; fail if a block was not reached; the home page's progress."""
         with _as_plugin_error():
             self.page.check_all_taken()
+            if page.is_homepage:
+                html = insert_progress(html, self.exercise_ids)
             return to_mathml(html, self.math_source, log.warning)
 
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
         """``post_page``: start Python from the <head> of pages with cells; add the CSP."""
-        if 'class="course-cell"' in output:
+        if _HAS_CELLS.search(output):
             output = insert_in_head(output, site_assets.starter_script(page.url, self.worker_settings))
         return add_policy(output, self.config.pyodide_base_url, serving=self.serving)
 
@@ -188,6 +198,11 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         server.builder = _showing_errors(server.builder)
         return server
 
+    def _shown(self, file: File) -> str:
+        """How errors name ``file``: relative to the project when it is inside it."""
+        path = Path(file.abs_src_path or file.src_uri).resolve()
+        return path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else str(path)
+
     # -- SuperFences callbacks ------------------------------------------------------------------
 
     def _validate(self, language: str, inputs: dict, options: dict, attrs: dict, md: Markdown) -> bool:
@@ -201,16 +216,34 @@ class CoursePlugin(BasePlugin[CourseConfig]):
             block = self.page.take(language, src, options)
         if isinstance(block, PendingQuiz):
             return block.html
-        cell = block.cell
-        source = f"{cell.setup}\n{cell.code}"
-        return render_cell(
+        if isinstance(block, PendingExercise):
+            return self._exercise(block, md)
+        return self._cell(block.cell, block.index, block.outputs, md)()
+
+    def _cell(self, cell: Cell, index: int, outputs: list, md: Markdown, source: str = "") -> partial[str]:
+        """`render_cell` with this cell's arguments; ``source`` is more code whose packages it needs."""
+        source = f"{cell.setup}\n{cell.code}\n{source}"
+        return partial(
+            render_cell,
             cell,
-            block.index,
-            block.outputs,
+            index,
+            outputs,
             md,
             packages=self.shipped.packages_for(source),
             download_note=self.shipped.download_note(source),
             figure_url=self._figure_url,
+        )
+
+    def _exercise(self, block: PendingExercise, md: Markdown) -> str:
+        exercise = block.exercise
+        render = self._cell(exercise.cell(), block.index, [], md, f"{exercise.check}\n{exercise.solution}")
+        return render_exercise(
+            exercise,
+            block.number,
+            render,
+            page_url=self.page_url,
+            markdown=markdown_converter(),
+            highlight=lambda code: highlight_python(code, md),
         )
 
     def _figure_url(self, png: bytes) -> str:

@@ -103,7 +103,7 @@ def _check(block: Block, question: str, options: list[Option]) -> None:
 
 def render_quiz(quiz: Quiz, number: int) -> str:
     """Return the quiz's HTML; ``number`` numbers the quizzes of a page from 1."""
-    convert = _converter()
+    convert = markdown_converter()
     quiz_id = f"quiz-{number}"
     choices = [
         tag(
@@ -147,7 +147,7 @@ def render_quiz(quiz: Quiz, number: int) -> str:
     ).html
 
 
-def _converter():
+def markdown_converter():
     """Convert quiz Markdown with a child Markdown that writes math as the page does."""
     child = Markdown(
         extensions=_INLINE_EXTENSIONS,

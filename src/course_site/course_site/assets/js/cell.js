@@ -77,6 +77,7 @@ export class Cell {
     this.frame = 0;
     this.lastStatusAt = 0;
     this.hasOwnStatus = false;
+    this.runDoneListeners = [];
     this.build();
     this.onKernelChange = () => this.showKernelState();
     kernel.addEventListener("progress", this.onKernelChange);
@@ -190,6 +191,18 @@ export class Cell {
     });
   }
 
+  /** Put `code` in the editor, as one undoable edit (Reset still brings the lesson's code back). */
+  async setEditorCode(code) {
+    await this.createEditor();
+    const doc = this.view.state.doc;
+    this.view.dispatch({ changes: { from: 0, to: doc.length, insert: code }, annotations: this.cm.isolateHistory.of("full") });
+  }
+
+  /** Call `listener({status, check})` after each run: its data-status, and an exercise's verdict. */
+  onRunDone(listener) {
+    this.runDoneListeners.push(listener);
+  }
+
   /** The code to run: the editor's, or the lesson's while the editor is not made yet. */
   get code() {
     return this.view ? this.view.state.doc.toString() : this.original;
@@ -251,12 +264,15 @@ export class Cell {
   run() {
     if (this.job) return; // already queued or running: ignore
     this.hasOwnStatus = true;
+    this.root.setAttribute("aria-busy", "true");
+    this.root.removeAttribute("data-status");
     this.runButton.setAttribute("aria-disabled", "true");
     this.stopButton.disabled = false;
     this.job = this.kernel.run({
       code: this.code,
       setup: this.setup,
       filename: this.filename,
+      check: this.root.getAttribute(DATA.check), // an exercise's check; null for a cell
       packages: (this.root.getAttribute(DATA.packages) || "").split(" ").filter(Boolean),
       onEvent: (msg) => this.onEvent(msg),
     });
@@ -380,6 +396,10 @@ export class Cell {
       default:
         this.setStatus("Error", "error");
     }
+    const status = { ok: "ok", stopped: "stopped", cancelled: "stopped" }[msg.status] ?? "error";
+    this.root.setAttribute("data-status", status);
+    this.root.removeAttribute("aria-busy");
+    for (const listener of this.runDoneListeners) listener({ status, check: msg.check });
   }
 
   /* ---------------------------------------------------------------- output */

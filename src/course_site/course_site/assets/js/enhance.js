@@ -3,7 +3,8 @@
  *   <script type="module" src="…/assets/course/js/enhance.js"></script>
  *
  * On every page, boxes that scroll sideways become reachable by keyboard (scroll_regions.js).
- * Does nothing else on a page without cells (.course-cell) or quizzes (.course-quiz).  With cells it
+ * Does nothing else on a page without cells (.course-cell), quizzes (.course-quiz) or the course's
+ * progress (p.course-progress). Exercises are cells with a check (exercise.js enhances the rest).  With cells it
  * takes the page's kernel (page_kernel.js; its worker, started from <head> by
  * worker_prestart.js, is already loading Python off the main thread) and turns each
  * cell into an editor; a Run clicked before Python is ready just waits for it.
@@ -17,6 +18,7 @@ const CELL = names.cell;
 const QUIZ = names.quiz;
 const CELLS = `.${CELL.root}:not(.${CELL.live})`;
 const QUIZZES = `form.${QUIZ.root}:not([${names.quizData.enhanced}])`;
+const PROGRESS = "p.course-progress"; // the home page's "3 of 7 exercises solved" (exercises_html.py)
 
 let page = null; // { kernel, cells, path }
 
@@ -39,6 +41,11 @@ async function enhanceCells(roots) {
       console.error("course: could not enhance", root, err); // the static block stays
     }
   }
+  const exercises = cells.filter((cell) => cell.root.hasAttribute(names.cellData.check));
+  if (exercises.length) {
+    const { enhanceExercise } = await import("./exercise.js");
+    for (const cell of exercises) enhanceExercise(cell.root, cell);
+  }
   for (const cell of cells) if (cell.root.getAttribute(names.cellData.autorun) === "true") cell.run();
   return { kernel, cells };
 }
@@ -53,6 +60,8 @@ async function init() {
     for (const cell of page.cells || []) cell.destroy();
     page = null;
   }
+  const progress = document.querySelector(PROGRESS);
+  if (progress) import("./exercise.js").then(({ showProgress }) => showProgress(progress));
   const quizzes = document.querySelectorAll(QUIZZES);
   if (quizzes.length) {
     for (const form of quizzes) form.setAttribute(names.quizData.enhanced, "");

@@ -107,7 +107,7 @@ function verdict(outcome) {
 
 /**
  * Enhance one exercise.
- * @param {HTMLElement} root the section.course-exercise element
+ * @param {HTMLElement} root the exercise's cell root, .course-cell.course-exercise
  * @param {ExerciseCell} cell its cell
  * @param {Storage | null} [storage] where solved state is kept (default: localStorage)
  */
@@ -142,15 +142,16 @@ function enhanceHints(root) {
   if (!button) return;
   for (const hint of hints) hint.hidden = true;
   let shown = 0;
+  button.textContent = `Hint (1 of ${hints.length})`;
   button.addEventListener("click", () => {
     if (shown === hints.length) return;
     const hint = hints[shown++];
     hint.hidden = false;
     hint.open = true;
     if (shown < hints.length) {
-      button.textContent = `Next hint (${shown + 1} of ${hints.length})`;
+      button.textContent = `Hint (${shown + 1} of ${hints.length})`;
     } else {
-      button.textContent = "All hints shown";
+      button.textContent = "Hints: all shown";
       button.setAttribute("aria-disabled", "true");
     }
   });

@@ -84,7 +84,7 @@ export class Kernel extends EventTarget {
     for (const event of early?.events.splice(0) ?? []) worker[`on${event.type}`]?.(event);
   }
 
-  /** Queue a run. `job` = {code, setup, filename, onEvent(msg)}; returns the job. */
+  /** Queue a run. `job` = {code, setup, check (an exercise's; else null), filename, onEvent(msg)}; returns the job. */
   run(job) {
     job.id = nextRunId++;
     job.phase = "queued";
@@ -175,7 +175,7 @@ export class Kernel extends EventTarget {
     job.phase = "sent";
     if (this.interruptView) Atomics.store(this.interruptView, 0, 0);
     this.worker.postMessage({
-      type: MessageType.RUN, id: job.id, code: job.code, setup: job.setup || "", filename: job.filename,
+      type: MessageType.RUN, id: job.id, code: job.code, setup: job.setup || "", check: job.check ?? null, filename: job.filename,
       maxLines: Number(this.settings?.output_max_lines) || DEFAULT_LIMITS.maxLines,
       maxChars: Number(this.settings?.output_max_chars) || DEFAULT_LIMITS.maxChars,
     });

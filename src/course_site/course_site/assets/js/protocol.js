@@ -34,7 +34,7 @@ export const MessageType = Object.freeze({
 /* page -> worker */
 
 /** @typedef {{type: "interrupt-buffer", buffer: SharedArrayBuffer}} InterruptBufferMessage  cross-origin isolated pages: Stop writes SIGINT into it */
-/** @typedef {{type: "run", id: number, code: string, setup: string, filename: string, maxLines: number, maxChars: number}} RunMessage */
+/** @typedef {{type: "run", id: number, code: string, setup: string, check: string|null, filename: string, maxLines: number, maxChars: number}} RunMessage  `check`: an exercise's, run after the code in a fresh namespace */
 /** @typedef {{type: "cancel", id: number}} CancelMessage  drop a run whose packages are still loading */
 /** @typedef {{type: "prefetch", packages: string[]}} PrefetchMessage  a Run queued while Python starts: download its wheels now */
 
@@ -50,7 +50,7 @@ export const MessageType = Object.freeze({
 /** @typedef {{type: "figure", id: number, png: ArrayBuffer, alt: string}} FigureMessage  `png` is transferred */
 /** @typedef {{type: "capped", id: number, maxLines: number, maxChars: number}} CappedMessage  output limit reached, the rest is dropped */
 /** @typedef {{type: "dropped", id: number, lines: number, chars: number}} DroppedMessage  totals, sent before "done" */
-/** @typedef {{type: "done", id: number, ok: boolean, status: "ok"|"error"|"cancelled", ms: number, totalMs: number}} DoneMessage */
+/** @typedef {{type: "done", id: number, ok: boolean, status: "ok"|"error"|"cancelled", ms: number, totalMs: number, check?: {passed: boolean, message: string}}} DoneMessage  `check`: an exercise's verdict, when its check ran or could not */
 /** @typedef {{type: "fatal", id: number|null, message: string}} FatalMessage  Pyodide is unusable; the page replaces the worker */
 
 /** Output kept per run (beyond it the rest is dropped), and the time limit (0: none).

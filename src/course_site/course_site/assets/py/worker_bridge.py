@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 import cell_exec
+import exercise_check
 from _course_host import emit_figure, emit_text
 from pyodide.ffi import to_js
 
@@ -39,6 +40,18 @@ def run(code: str, setup: str, filename: str) -> cell_exec.Outcome:
     """
     sources = [(setup, "<setup>")] if setup else []
     return cell_exec.run_cells([*sources, (code, filename)], __main__.__dict__, emit=emit)
+
+
+def run_exercise(code: str, setup: str, check: str, filename: str) -> dict[str, Any]:
+    """Run an exercise: ``setup``, ``code``, then its ``check``, in a fresh namespace, as the build proves it.
+
+    Gives ``{"ok": <setup and code ran without an error>, "passed": …, "message": …}``.
+    """
+    result = exercise_check.run_exercise(
+        setup, code, check, run_cell=cell_exec.run_cell, emit=emit, setup_file="<setup>", code_file=filename
+    )
+    ran = result.message not in (exercise_check.SETUP_RAISED, exercise_check.CODE_RAISED)
+    return {"ok": ran, "passed": result.passed, "message": result.message}
 
 
 def set_module_hint(text: str) -> None:

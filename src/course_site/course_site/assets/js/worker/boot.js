@@ -1,6 +1,6 @@
 /* Python's boot in the worker: read the site's settings file, start every big
  * download, load Pyodide and the preloaded packages, and import the Python side
- * (../../py/worker_bridge.py and cell_exec.py, written into Pyodide's file system). */
+ * (../../py/worker_bridge.py, cell_exec.py and exercise_check.py, written into Pyodide's file system). */
 import { cacheNames, MessageType } from "../protocol.js";
 import {
   configure, countBody, fetchDirect, fetchOrKept, importScript, keepScriptsInCache, prefetch, provide, useLock,
@@ -10,7 +10,7 @@ import { flushStream, host, openRunId, writeStream } from "./output.js";
 
 const HOST_MODULE = "_course_host";
 const PYTHON_DIR = "/home/pyodide/.course";
-const PYTHON_FILES = ["cell_exec.py", "worker_bridge.py"]; // in ../../py/
+const PYTHON_FILES = ["cell_exec.py", "exercise_check.py", "worker_bridge.py"]; // in ../../py/
 
 /** The settings file at `url`, as the site wrote it, from `responsePromise` (its fetch). */
 export async function readSettings(url, responsePromise) {

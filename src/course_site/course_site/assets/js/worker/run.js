@@ -24,7 +24,7 @@ async function loadPackages(msg) {
     postProgress(true);
   };
   const quiet = { messageCallback: onMessage, errorCallback: () => {} };
-  for (const source of [msg.setup, msg.code]) {
+  for (const source of [msg.setup, msg.code, msg.check]) {
     if (!source) continue;
     await pyodide.loadPackagesFromImports(source, quiet);
     const extra = bridge.extra_packages(source, importPackages);
@@ -43,6 +43,8 @@ async function run(msg) {
   const c = openRun(msg.id, msg.maxLines || DEFAULT_LIMITS.maxLines, msg.maxChars || DEFAULT_LIMITS.maxChars);
   let ok = false;
   let status = "error";
+  let check; // an exercise's verdict
+
   const t0 = performance.now();
   let t1 = t0;
   try {
@@ -71,7 +73,11 @@ async function run(msg) {
     if (interruptView) Atomics.store(interruptView, 0, 0);
     self.postMessage({ type: MessageType.STARTED, id: msg.id });
     t1 = performance.now();
-    ok = await outcome(python.bridge.run(msg.code, msg.setup || "", msg.filename));
+    if (typeof msg.check === "string") {
+      ({ ok, check } = exerciseOutcome(python.bridge.run_exercise(msg.code, msg.setup || "", msg.check, msg.filename)));
+    } else {
+      ok = await outcome(python.bridge.run(msg.code, msg.setup || "", msg.filename));
+    }
     status = ok ? "ok" : "error";
   } catch (err) {
     // A Python exception escaping run_cell (KeyboardInterrupt arriving between
@@ -93,7 +99,7 @@ async function run(msg) {
     if (isOpen(c)) {
       closeRun();
       self.postMessage({
-        type: MessageType.DONE, id: c.id, ok, status,
+        type: MessageType.DONE, id: c.id, ok, status, check,
         ms: Math.round(performance.now() - t1), totalMs: Math.round(performance.now() - t0),
       });
     }
@@ -105,6 +111,16 @@ async function outcome(result) {
   if (!(result instanceof python.pyodide.ffi.PyProxy)) return result;
   try {
     return await result;
+  } finally {
+    result.destroy();
+  }
+}
+
+/* An exercise's run, from worker_bridge.run_exercise: {ok, check: {passed, message}}. */
+function exerciseOutcome(result) {
+  try {
+    const { ok, passed, message } = result.toJs({ dict_converter: Object.fromEntries });
+    return { ok, check: { passed, message } };
   } finally {
     result.destroy();
   }
