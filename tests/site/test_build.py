@@ -310,7 +310,8 @@ def test_unquoted_option_values_are_accepted(tmp_path: Path):
     done = build(make_project(tmp_path, lesson))
     assert done.returncode == 0, done.stderr
     html = lesson_html(tmp_path)
-    assert 'data-height="10"' in html and 'data-autorun="true"' in html and "course-cell__output" not in html
+    assert 'data-height="10"' in html and 'data-autorun="true"' in html
+    assert 'data-precomputed="true"' not in html  # execute=false: nothing ran at build time
 
 
 def test_bad_quiz_fails_at_its_x_lines(tmp_path: Path):
