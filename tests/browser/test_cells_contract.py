@@ -138,13 +138,7 @@ def test_top_level_await_shows_the_last_awaited_value(page):
 
 
 def test_plt_show_shows_the_figure_there_once(page):
-    code = (
-        "import matplotlib.pyplot as plt\n"
-        "print('before')\n"
-        "plt.plot([1, 2, 3])\n"
-        "plt.show()\n"
-        "print('after')"
-    )
+    code = "import matplotlib.pyplot as plt\nprint('before')\nplt.plot([1, 2, 3])\nplt.show()\nprint('after')"
     output = run(page, 6, code)
     expect(region(page, 6)).to_have_attribute("data-status", "ok")
     expect(output.locator("img")).to_have_count(1)

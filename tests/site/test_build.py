@@ -127,11 +127,14 @@ def test_cells_render_their_whole_structure_with_the_toolbar_hidden(good_project
     html = lesson_html(good_project)
     # The build writes the buttons, the status and the output region; the script only reveals the toolbar.
     assert html.count('<div class="course-cell__toolbar" hidden>') == 3
-    for kind in ("run", "stop", "reset"):
+    for kind in ("run", "stop", "reset", "copy", "clear"):
         assert html.count(f'<button type="button" class="course-cell__button course-cell__button--{kind}"') == 3
     assert html.count('<span class="course-cell__status" role="status">') == 3
     assert html.count('class="course-cell__output" data-precomputed=') == 3
     assert 'role="log" aria-live="polite" aria-label="Output of cell 1"' in html
+    # The DOM contract (issue 12): each cell is a region named "Python cell N".
+    for number in (1, 2, 3):
+        assert f'id="cell-{number}" role="region" aria-label="Python cell {number}"' in html
 
 
 def test_math_is_mathml_and_no_tex_is_left(good_project: Path):

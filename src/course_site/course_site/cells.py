@@ -35,7 +35,8 @@ _BUTTONS = [
         "copy",
         "Copy",
         "Copy the code to the clipboard",
-        "M16 1H4a2 2 0 0 0-2 2v14h2V3h12zm3 4H8a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h11a2 2 0 0 0 2-2V7a2 2 0 0 0-2-2zm0 16H8V7h11z",
+        "M16 1H4a2 2 0 0 0-2 2v14h2V3h12zm3 4H8a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h11a2 2 0 0 0 2-2V7"
+        "a2 2 0 0 0-2-2zm0 16H8V7h11z",
     ),
     (
         "clear",
