@@ -219,13 +219,9 @@ def test_run_count_tells_fresh_output_from_old(page):
     expect(count).to_have_text(re.compile(rf"^\[{first + 1}\] \d\d:\d\d:\d\d$"))
 
 
-def test_keyboard_shortcuts_are_shown_while_the_cell_has_focus(page):
+def test_keyboard_shortcuts_are_shown(page):
     hint = region(page, 6).get_by_text("Shift+Enter")
-    button(page, 1, "Run").focus()
-    assert hint.bounding_box()["width"] <= 1  # visually hidden, still the editor's description
-    page.locator("#cell-6 .cm-content").focus()
-    expect(hint).to_be_in_viewport()
-    assert hint.bounding_box()["width"] > 100
+    expect(hint).to_be_visible()
     described = page.locator("#cell-6 .cm-content").get_attribute("aria-describedby")
     assert described == hint.get_attribute("id")
 

@@ -93,7 +93,7 @@ def render_cell(
 
 def _toolbar(hint_id: str) -> Raw:
     """The buttons (Stop disabled until a run), the run count, the status, the progress bar, the
-    "edited" note and the keyboard hint (shown while the cell has focus): hidden until JS enhances."""
+    "edited" note and the keyboard hint: hidden until JS enhances."""
     buttons = [
         tag(
             "button",
