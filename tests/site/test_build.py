@@ -270,3 +270,17 @@ def test_fence_added_by_another_extension_renders_without_build_time_output(tmp_
     assert 'data-code="print(&quot;included&quot;)"' in included
     assert 'data-precomputed="true"' not in included  # the page's cells ran before the include existed
     assert 'id="cell-1"' in tagged and '<pre class="course-out course-out--stdout">tagged\n</pre>' in tagged
+
+
+def test_top_level_await_and_terminal_colours_at_build_time(tmp_path: Path):
+    lesson = (
+        "# L\n\n```pyodide\nimport asyncio\nawait asyncio.sleep(0.01)\n"
+        "print('\\x1b[31mred\\x1b[0m')\nawait asyncio.sleep(0, result=42)\n```\n"
+    )
+    project = make_project(tmp_path, lesson)
+    done = build(project)
+    assert done.returncode == 0, done.stderr
+    html = lesson_html(project)
+    assert '<pre class="course-out course-out--result">42</pre>' in html
+    # The escape codes stay in the precomputed output; cell.js renders them as ansi.js does.
+    assert '<pre class="course-out course-out--stdout">\x1b[31mred\x1b[0m\n</pre>' in html
