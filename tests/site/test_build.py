@@ -139,11 +139,14 @@ def test_cells_render_their_whole_structure_with_the_toolbar_hidden(good_project
     html = lesson_html(good_project)
     # The build writes the buttons, the status and the output region; the script only reveals the toolbar.
     assert html.count('<div class="course-cell__toolbar" hidden>') == 3
-    for kind in ("run", "stop", "reset"):
+    for kind in ("run", "stop", "reset", "copy", "clear"):
         assert html.count(f'<button type="button" class="course-cell__button course-cell__button--{kind}"') == 3
     assert html.count('<span class="course-cell__status" role="status">') == 3
     assert html.count('class="course-cell__output" data-precomputed=') == 3
     assert 'role="log" aria-live="polite" aria-label="Output of cell 1"' in html
+    # The DOM contract (issue 12): each cell is a region named "Python cell N".
+    for number in (1, 2, 3):
+        assert f'id="cell-{number}" role="region" aria-label="Python cell {number}"' in html
 
 
 def test_math_is_mathml_and_no_tex_is_left(good_project: Path):
@@ -300,6 +303,20 @@ def test_fence_added_by_another_extension_renders_without_build_time_output(tmp_
     assert 'data-code="print(&quot;included&quot;)"' in included
     assert 'data-precomputed="true"' not in included  # the page's cells ran before the include existed
     assert 'id="cell-1"' in tagged and '<pre class="course-out course-out--stdout">tagged\n</pre>' in tagged
+
+
+def test_top_level_await_and_terminal_colours_at_build_time(tmp_path: Path):
+    lesson = (
+        "# L\n\n```pyodide\nimport asyncio\nawait asyncio.sleep(0.01)\n"
+        "print('\\x1b[31mred\\x1b[0m')\nawait asyncio.sleep(0, result=42)\n```\n"
+    )
+    project = make_project(tmp_path, lesson)
+    done = build(project)
+    assert done.returncode == 0, done.stderr
+    html = lesson_html(project)
+    assert '<pre class="course-out course-out--result">42</pre>' in html
+    # The escape codes stay in the precomputed output; cell.js renders them as ansi.js does.
+    assert '<pre class="course-out course-out--stdout">\x1b[31mred\x1b[0m\n</pre>' in html
 
 
 # --- each authoring mistake: the build names file:line and says how to fix it --------------------

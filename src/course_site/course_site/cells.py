@@ -32,8 +32,22 @@ _BUTTONS = [
         "Put back the lesson's code (undo with Ctrl+Z)",
         "M12 5V1L7 6l5 5V7c3.31 0 6 2.69 6 6s-2.69 6-6 6-6-2.69-6-6H4c0 4.42 3.58 8 8 8s8-3.58 8-8-3.58-8-8-8z",
     ),
+    (
+        "copy",
+        "Copy",
+        "Copy the code to the clipboard",
+        "M16 1H4a2 2 0 0 0-2 2v14h2V3h12zm3 4H8a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h11a2 2 0 0 0 2-2V7"
+        "a2 2 0 0 0-2-2zm0 16H8V7h11z",
+    ),
+    (
+        "clear",
+        "Clear",
+        "Clear the output",
+        "M19 6.41 17.59 5 12 10.59 6.41 5 5 6.41 10.59 12 5 17.59 6.41 19 12 13.41 17.59 19 19 17.59 13.41 12z",
+    ),
 ]
-_HINT = "Shift+Enter runs the cell. Tab indents; press Escape, then Tab, to leave the editor."
+_HINT = "Shift+Enter or Ctrl+Enter runs the cell. Tab indents; press Escape, then Tab, to leave the editor."
+_EDITED = "edited; Reset restores the lesson's code"
 _PRECOMPUTED = "Precomputed output (from when the site was built). Run the cell to make your own."
 
 
@@ -88,7 +102,8 @@ def render_cell(
 
 
 def _toolbar(hint_id: str) -> Raw:
-    """Run, Stop (disabled until a run), Reset, the status and the progress bar: hidden until JS enhances."""
+    """The buttons (Stop disabled until a run), the run count, the status, the progress bar, the
+    "edited" note and the keyboard hint: hidden until JS enhances."""
     buttons = [
         tag(
             "button",
@@ -107,9 +122,11 @@ def _toolbar(hint_id: str) -> Raw:
         "div",
         {"class": CELL["toolbar"], "hidden": True},
         *buttons,
+        tag("span", {"class": CELL["count"], "hidden": True}),
         tag("span", {"class": CELL["status"], "role": "status"}),
         tag("progress", {"class": CELL["progress"], "aria-hidden": "true", "hidden": True}),
-        tag("span", {"id": hint_id, "class": f"course-visually-hidden {CELL['hint']}"}, _HINT),
+        tag("span", {"class": CELL["edited"], "hidden": True}, _EDITED),
+        tag("span", {"id": hint_id, "class": CELL["hint"]}, _HINT),
     )
 
 

@@ -32,7 +32,7 @@ from .wheel import Wheel, build_wheel
 
 ASSETS = Path(__file__).parent / "assets"
 SITE_FOLDER = "assets/course"
-STYLESHEETS = [f"{SITE_FOLDER}/css/course.css", f"{SITE_FOLDER}/math.css"]
+STYLESHEETS = [f"{SITE_FOLDER}/css/course.css", f"{SITE_FOLDER}/css/ansi.css", f"{SITE_FOLDER}/math.css"]
 ENHANCE = f"{SITE_FOLDER}/js/enhance.js"
 WORKER = f"{SITE_FOLDER}/js/worker/main.js"
 WORKER_PRESTART = Path(__file__).with_name("worker_prestart.js")

@@ -1,16 +1,25 @@
 /* Course cells: the view of one cell (editor, buttons, status, output).
  *
  * Enhances the cell that the build rendered (cells.py; names in dom.json):
- *   <div class="course-cell" data-code data-setup data-height data-autorun …>
+ *   <div class="course-cell" role="region" aria-label="Python cell N" data-code data-setup …>
  *     <div class="course-cell__static">highlighted code</div>
- *     <div class="course-cell__toolbar" hidden> Run, Stop, Reset buttons, status, progress, hint </div>
+ *     <div class="course-cell__toolbar" hidden> Run, Stop, Reset, Copy, Clear buttons, run count,
+ *       status, progress, "edited" note, keyboard hint </div>
  *     <div class="course-cell__output" data-precomputed role="log" …>…</div>
  *     <p class="course-cell__note">…</p>
  * It reveals the toolbar at once; the CodeMirror editor replaces the static
  * code when the cell comes near the viewport (or gets focus), so the editors
  * of cells far down the page do not compete with Python's boot.
- * Python output only ever reaches the page as text nodes.
+ * Python output only ever reaches the page as text nodes, through ansi.js
+ * (terminal colours and "\r" as in Jupyter's output area).
+ *
+ * The contract that tests and assistive technology rely on: the region has
+ * aria-busy="true" while a run is queued, waits for Python or runs, and
+ * data-status="ok" | "error" | "stopped" once a run has ended.  Edits are kept
+ * across reloads (edits.js).
  */
+import { appendSegments, render, TerminalOutput } from "./ansi.js";
+import { EditStore } from "./edits.js";
 import { MessageType } from "./protocol.js";
 import names from "./dom.json" with { type: "json" };
 
@@ -24,6 +33,10 @@ export const loadCodeMirror = () => (codemirror ??= import("../vendor/codemirror
 const MAX_FIT_LINES = 30;
 const EDITOR_MARGIN = "800px 0px"; // make a cell's editor this far before it scrolls into view
 const STATUS_PROGRESS_MS = 250; // progress text changes at most this often (aria-busy meanwhile)
+const COPIED_MS = 2000; // how long the status says that the code was copied
+
+/* The region's data-status once a run has ended, from the kernel's run status. */
+const FINAL_STATUS = { ok: "ok", error: "error", stopped: "stopped", cancelled: "stopped", crashed: "error", failed: "error" };
 
 function el(name, attrs = {}, ...children) {
   const node = document.createElement(name);
@@ -56,6 +69,23 @@ function loadingText(p, prefix, done) {
   return p.total > 0 && p.loaded >= p.total ? done : progressText(prefix, p.loaded, p.total);
 }
 
+/* Text with terminal control sequences, rendered into `parent` as text nodes and spans. */
+function appendTerminalText(parent, text) {
+  render(text).forEach((line, i) => {
+    if (i) parent.append("\n");
+    appendSegments(parent, line);
+  });
+}
+
+/* One sentence on why Python died (kernel.js crash details). */
+function crashText(msg) {
+  if (msg.cause === "exit") return `Python exited with status ${msg.exitStatus ?? "unknown"}.`;
+  if (msg.cause === "memory") return "Python ran out of memory and stopped.";
+  if (msg.cause === "silent") return "Python stopped answering, probably because the browser ended it to free memory.";
+  return `Python stopped working (${msg.message || "the worker crashed"}).`;
+}
+const FRESH_PYTHON = "A fresh Python starts for the next Run; the namespace was reset, so run earlier cells again if this one needs them.";
+
 let uid = 0;
 
 export class Cell {
@@ -68,6 +98,9 @@ export class Cell {
     this.kernel = kernel;
     this.index = root.getAttribute(DATA.index) || String(++uid);
     this.original = root.getAttribute(DATA.code) ?? this.part("static").textContent;
+    this.edits = new EditStore(this.index, this.original);
+    this.draft = this.edits.load() ?? this.original; // the code while there is no editor yet
+    this.runDoneListeners = [];
     this.setup = root.getAttribute(DATA.setup) || "";
     this.filename = `<cell ${this.index}>`;
     this.job = null;
@@ -77,7 +110,6 @@ export class Cell {
     this.frame = 0;
     this.lastStatusAt = 0;
     this.hasOwnStatus = false;
-    this.runDoneListeners = [];
     this.build();
     this.onKernelChange = () => this.showKernelState();
     kernel.addEventListener("progress", this.onKernelChange);
@@ -102,6 +134,10 @@ export class Cell {
     this.runButton = this.part("run");
     this.stopButton = this.part("stop");
     this.resetButton = this.part("reset");
+    this.copyButton = this.part("copy");
+    this.clearButton = this.part("clear");
+    this.count = this.part("count");
+    this.editedNote = this.part("edited");
     this.status = this.part("status");
     this.progressBar = this.part("progress");
     this.hintId = this.part("hint").id;
@@ -117,10 +153,24 @@ export class Cell {
     this.runButton.addEventListener("click", () => this.run());
     this.stopButton.addEventListener("click", () => this.stop());
     this.resetButton.addEventListener("click", () => this.reset());
+    this.copyButton.addEventListener("click", () => this.copy());
+    this.clearButton.addEventListener("click", () => this.clear());
     this.toolbar.hidden = false;
     const label = this.output.querySelector(`.${CELL.label}`);
     if (label) label.hidden = false;
+    this.renderPrecomputed();
+    this.showEdited();
     this.updateEmpty();
+  }
+
+  /** Build-time output as live output looks: terminal sequences rendered, not printed raw. */
+  renderPrecomputed() {
+    for (const pre of this.output.querySelectorAll(`pre.${CELL.out}`)) {
+      const text = pre.textContent;
+      if (!/[\x1b\r\b]/.test(text)) continue;
+      pre.replaceChildren();
+      appendTerminalText(pre, text);
+    }
   }
 
   /** Replace the static code with the editor (once); `focus` puts the caret in it. */
@@ -161,7 +211,7 @@ export class Cell {
     return new EditorView({
       parent: this.editorHost,
       state: EditorState.create({
-        doc: this.original,
+        doc: this.draft,
         extensions: [
           Prec.highest(keymap.of([
             { key: "Shift-Enter", run },
@@ -186,26 +236,51 @@ export class Cell {
             tabindex: "0",
             "aria-describedby": this.hintId,
           }),
+          EditorView.updateListener.of((update) => {
+            if (update.docChanged) this.remember(update.state.doc.toString());
+          }),
         ],
       }),
     });
   }
 
-  /** Put `code` in the editor, as one undoable edit (Reset still brings the lesson's code back). */
-  async setEditorCode(code) {
-    await this.createEditor();
-    const doc = this.view.state.doc;
-    this.view.dispatch({ changes: { from: 0, to: doc.length, insert: code }, annotations: this.cm.isolateHistory.of("full") });
+  /** The code to run: the editor's, or (no editor yet) the kept edit or the lesson's. */
+  get code() {
+    return this.view ? this.view.state.doc.toString() : this.draft;
   }
 
-  /** Call `listener({status, check})` after each run: its data-status, and an exercise's verdict. */
+  /** Keep `code` as the learner's edit (or forget the edit: it is the lesson's code again). */
+  remember(code) {
+    this.draft = code;
+    if (code === this.original) this.edits.forget();
+    else this.edits.save(code);
+    this.showEdited();
+  }
+
+  showEdited() {
+    this.editedNote.hidden = this.draft === this.original;
+  }
+
+  /** Replace the code (an exercise's starter or solution): one undoable edit, kept like any other. */
+  setEditorCode(code) {
+    if (!this.view) {
+      this.remember(code);
+      return;
+    }
+    const doc = this.view.state.doc;
+    if (doc.toString() === code) return;
+    this.view.dispatch({
+      changes: { from: 0, to: doc.length, insert: code },
+      annotations: this.cm.isolateHistory.of("full"),
+    });
+  }
+
+  /** Call `listener({status, code})` whenever a run of this cell ends; returns a function that removes it. */
   onRunDone(listener) {
     this.runDoneListeners.push(listener);
-  }
-
-  /** The code to run: the editor's, or the lesson's while the editor is not made yet. */
-  get code() {
-    return this.view ? this.view.state.doc.toString() : this.original;
+    return () => {
+      this.runDoneListeners = this.runDoneListeners.filter((l) => l !== listener);
+    };
   }
 
   setStatus(text, state, { progress = null } = {}) {
@@ -265,7 +340,7 @@ export class Cell {
     if (this.job) return; // already queued or running: ignore
     this.hasOwnStatus = true;
     this.root.setAttribute("aria-busy", "true");
-    this.root.removeAttribute("data-status");
+    this.root.removeAttribute(DATA.status);
     this.runButton.setAttribute("aria-disabled", "true");
     this.stopButton.disabled = false;
     this.job = this.kernel.run({
@@ -282,16 +357,33 @@ export class Cell {
     if (this.job) this.kernel.stop(this.job, "user");
   }
 
+  /** Put back the lesson's code and forget the edit; in the editor, Ctrl+Z brings the edit back. */
   reset() {
-    if (!this.view) return; // nothing edited yet
-    const doc = this.view.state.doc;
-    if (doc.toString() === this.original) return;
-    // One transaction, its own history event: Ctrl+Z in the editor brings the
-    // learner's version back.
-    this.view.dispatch({
-      changes: { from: 0, to: doc.length, insert: this.original },
-      annotations: this.cm.isolateHistory.of("full"),
-    });
+    this.setEditorCode(this.original);
+  }
+
+  async copy() {
+    try {
+      await navigator.clipboard.writeText(this.code);
+      this.flashStatus("Code copied");
+    } catch (err) {
+      this.flashStatus(`Could not copy the code (${err.message})`);
+    }
+  }
+
+  /** Say `text` in the status for a moment, then what it said before. */
+  flashStatus(text) {
+    const before = this.status.textContent;
+    this.status.textContent = text;
+    setTimeout(() => {
+      if (this.status.textContent === text) this.status.textContent = before;
+    }, COPIED_MS);
+  }
+
+  /** Empty the output (a run under way goes on writing below). */
+  clear() {
+    this.flush();
+    this.clearOutput();
   }
 
   /* ---------------------------------------------------------------- events */
@@ -314,7 +406,17 @@ export class Cell {
       }
       case MessageType.STARTED:
         this.beginLiveOutput();
+        this.showCount(msg.count);
         this.setStatus("Running…", "running");
+        break;
+      case "unresponsive":
+        this.setStatus(`Running… Python has not answered for ${msg.seconds} s: it may be busy in one long step, or stopped. Stop restarts it.`, "running");
+        break;
+      case "responsive":
+        this.setStatus("Running…", "running");
+        break;
+      case "lost":
+        this.notice(`${crashText(msg)} ${FRESH_PYTHON}`, "error");
         break;
       case MessageType.STREAM:
         this.pending.push([msg.stream, msg.text]);
@@ -355,6 +457,8 @@ export class Cell {
   finish(job, msg) {
     this.flush();
     this.job = null;
+    this.root.removeAttribute("aria-busy");
+    this.root.setAttribute(DATA.status, FINAL_STATUS[msg.status] || "error");
     this.runButton.removeAttribute("aria-disabled");
     if (document.activeElement === this.stopButton) this.runButton.focus(); // disabling Stop would drop focus
     this.stopButton.disabled = true;
@@ -383,10 +487,7 @@ export class Cell {
         this.setStatus("Stopped", "stopped");
         break;
       case "crashed":
-        this.notice(
-          `Python stopped working (${msg.message || "the worker crashed"}), perhaps because the cell used too much memory. `
-          + "A fresh Python starts for the next Run; the namespace was reset, so run earlier cells again if this one needs them.",
-          "error");
+        this.notice(`${crashText(msg)} ${FRESH_PYTHON}`, "error");
         this.setStatus("Error", "error");
         break;
       case "failed":
@@ -396,16 +497,26 @@ export class Cell {
       default:
         this.setStatus("Error", "error");
     }
-    const status = { ok: "ok", stopped: "stopped", cancelled: "stopped" }[msg.status] ?? "error";
-    this.root.setAttribute("data-status", status);
-    this.root.removeAttribute("aria-busy");
-    for (const listener of this.runDoneListeners) listener({ status, check: msg.check });
+    const done = { status: this.root.getAttribute(DATA.status), code: job?.code ?? this.code, check: msg.check };
+    for (const listener of this.runDoneListeners) listener(done);
+  }
+
+  /** Jupyter's execution count and the time of the run: which run the output is from. */
+  showCount(count) {
+    const time = new Date().toLocaleTimeString("en-GB", { hour12: false });
+    this.count.textContent = `[${count}] ${time}`;
+    this.count.title = `Run ${count} since Python started, at ${time}`;
+    this.count.hidden = false;
   }
 
   /* ---------------------------------------------------------------- output */
 
   beginLiveOutput() {
     this.pending = [];
+    this.clearOutput();
+  }
+
+  clearOutput() {
     for (const url of this.objectURLs) URL.revokeObjectURL(url);
     this.objectURLs = [];
     this.figureCount = 0;
@@ -423,15 +534,14 @@ export class Cell {
     const stick = this.isScrolledToEnd();
     for (const [stream, text] of this.pending) {
       const last = this.lastPre;
-      if (last && last.dataset.stream === stream && last === this.output.lastElementChild) {
-        last.firstChild.appendData(text);
-      } else {
+      if (!(last && last.dataset.stream === stream && last === this.output.lastElementChild)) {
         const pre = el("pre", { class: `${CELL.out} ${CELL.out}--${stream}` });
         pre.dataset.stream = stream;
-        pre.append(document.createTextNode(text));
         this.output.append(pre);
         this.lastPre = pre;
+        this.terminal = new TerminalOutput(pre);
       }
+      this.terminal.write(text);
     }
     this.pending = [];
     this.updateEmpty();
@@ -442,7 +552,7 @@ export class Cell {
     this.flush();
     const stick = this.isScrolledToEnd();
     const pre = el("pre", { class: `${CELL.out} ${CELL.out}--${kind}` });
-    pre.append(document.createTextNode(text));
+    appendTerminalText(pre, text);
     this.output.append(pre);
     this.lastPre = null;
     this.updateEmpty();

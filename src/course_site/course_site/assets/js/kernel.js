@@ -12,8 +12,17 @@
  * Stop: with crossOriginIsolated, Int32Array(SharedArrayBuffer)[0] = 2 (SIGINT)
  * raises KeyboardInterrupt in the cell; if the run has not ended 2 s later (or
  * without isolation), the worker is terminated and a fresh one is started.
+ *
+ * Liveness (protocol.js LIVENESS): a ready worker that sends no message for
+ * idleSilenceMs while no run is sent to it has died without an error event;
+ * it is replaced, and the cell that ran last gets a "lost" event.  A running
+ * cell's job gets "unresponsive" after runSilenceMs (and "responsive" when
+ * Python answers again): it may be busy in one long call into C.
+ *
+ * Each job's "started" event carries `count`, the run's number since Python
+ * started (Jupyter's execution count; a fresh Python counts from 1 again).
  */
-import { DEFAULT_LIMITS, MessageType } from "./protocol.js";
+import { DEFAULT_LIMITS, LIVENESS, MessageType } from "./protocol.js";
 
 const STOP_GRACE_MS = 2000;
 
@@ -34,6 +43,11 @@ export class Kernel extends EventTarget {
     this.failure = null;
     this.isolated = Boolean(globalThis.crossOriginIsolated && typeof SharedArrayBuffer === "function");
     this.interruptView = null;
+    this.runCount = 0; // runs started in this Python
+    this.lastJob = null; // the job that ran last
+    this.lastSign = 0; // performance.now() of the worker's last message
+    this.lastCheck = 0;
+    this.watchdog = null;
   }
 
   /** Python is ready, and no run waits or runs. */
@@ -68,12 +82,15 @@ export class Kernel extends EventTarget {
       return;
     }
     this.worker = worker;
+    this.runCount = 0;
+    this.lastSign = performance.now();
+    this.watchdog ??= setInterval(() => this.checkLiveness(), LIVENESS.heartbeatMs);
     worker.onmessage = (event) => this.onMessage(worker, event.data);
     worker.onerror = (event) => {
       event.preventDefault?.();
-      this.crash(worker, event.message || "the Python worker stopped unexpectedly");
+      this.crash(worker, { cause: "crash", message: event.message || "the Python worker stopped unexpectedly" });
     };
-    worker.onmessageerror = () => this.crash(worker, "a message from the Python worker could not be read");
+    worker.onmessageerror = () => this.crash(worker, { cause: "crash", message: "a message from the Python worker could not be read" });
     if (this.isolated) {
       const buffer = new SharedArrayBuffer(4);
       this.interruptView = new Int32Array(buffer);
@@ -133,16 +150,19 @@ export class Kernel extends EventTarget {
     this.pump();
   }
 
-  crash(worker, message) {
+  /** The worker died: `why` = {cause: "exit"|"memory"|"crash"|"silent", exitStatus?, message}. */
+  crash(worker, why) {
     if (worker !== this.worker) return;
     const job = this.current;
     this.killWorker();
     this.current = null;
     if (this.state === "loading" && !job) {
-      this.fail(message);
+      this.fail(why.message);
       return;
     }
-    if (job) this.finish(job, { type: MessageType.DONE, status: "crashed", message, reset: true });
+    const details = { cause: why.cause, exitStatus: why.exitStatus ?? null, message: why.message };
+    if (job) this.finish(job, { type: MessageType.DONE, status: "crashed", ...details, reset: true });
+    else this.lastJob?.onEvent({ type: "lost", ...details });
     // A fresh worker for the next run (the namespace is gone either way).
     this.state = "idle";
     this.emit("state");
@@ -168,6 +188,23 @@ export class Kernel extends EventTarget {
     this.interruptView = null;
   }
 
+  /** Every heartbeatMs: is the ready worker still alive (see the top of this file)? */
+  checkLiveness() {
+    const now = performance.now();
+    // A timer that ran late (a hidden tab, a laptop asleep) says nothing about the worker.
+    if (now - this.lastCheck > 3 * LIVENESS.heartbeatMs) this.lastSign = now;
+    this.lastCheck = now;
+    if (this.state !== "ready" || !this.worker) return;
+    const silence = now - this.lastSign;
+    const job = this.current;
+    if (!job && silence > LIVENESS.idleSilenceMs) {
+      this.crash(this.worker, { cause: "silent", message: "the Python worker stopped answering" });
+    } else if (job && !job.unresponsive && silence > LIVENESS.runSilenceMs) {
+      job.unresponsive = true;
+      job.onEvent({ type: "unresponsive", seconds: Math.round(silence / 1000) });
+    }
+  }
+
   pump() {
     if (this.state !== "ready" || this.current || !this.queue.length) return;
     const job = this.queue.shift();
@@ -191,7 +228,14 @@ export class Kernel extends EventTarget {
 
   onMessage(worker, msg) {
     if (worker !== this.worker) return;
+    this.lastSign = performance.now();
+    if (this.current?.unresponsive) {
+      this.current.unresponsive = false;
+      this.current.onEvent({ type: "responsive" });
+    }
     switch (msg.type) {
+      case MessageType.HEARTBEAT:
+        return;
       case MessageType.SETTINGS:
         this.settings = msg.settings;
         this.settingsURL = msg.url;
@@ -214,7 +258,7 @@ export class Kernel extends EventTarget {
         this.fail(msg.message);
         return;
       case MessageType.FATAL:
-        this.crash(worker, msg.message);
+        this.crash(worker, msg);
         return;
       default:
         break;
@@ -223,8 +267,12 @@ export class Kernel extends EventTarget {
     if (!job || msg.id !== job.id) return;
     if (msg.type === MessageType.STARTED) {
       job.phase = "started";
+      this.lastJob = job;
+      this.runCount += 1;
+      job.onEvent({ ...msg, count: this.runCount });
       const limit = this.timeLimitS;
       if (limit > 0) job.limitTimer = setTimeout(() => this.stop(job, "timeout"), limit * 1000);
+      return;
     }
     if (msg.type === MessageType.DONE) {
       this.current = null;
@@ -242,6 +290,7 @@ export class Kernel extends EventTarget {
   }
 
   dispose() {
+    clearInterval(this.watchdog);
     this.killWorker();
     this.state = "disposed";
     for (const job of this.queue.splice(0)) clearTimeout(job.stopTimer);

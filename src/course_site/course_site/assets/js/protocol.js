@@ -29,6 +29,7 @@ export const MessageType = Object.freeze({
   DROPPED: "dropped",
   DONE: "done",
   FATAL: "fatal",
+  HEARTBEAT: "heartbeat",
 });
 
 /* page -> worker */
@@ -51,7 +52,18 @@ export const MessageType = Object.freeze({
 /** @typedef {{type: "capped", id: number, maxLines: number, maxChars: number}} CappedMessage  output limit reached, the rest is dropped */
 /** @typedef {{type: "dropped", id: number, lines: number, chars: number}} DroppedMessage  totals, sent before "done" */
 /** @typedef {{type: "done", id: number, ok: boolean, status: "ok"|"error"|"cancelled", ms: number, totalMs: number, check?: {passed: boolean, message: string}}} DoneMessage  `check`: an exercise's verdict, when its check ran or could not */
-/** @typedef {{type: "fatal", id: number|null, message: string}} FatalMessage  Pyodide is unusable; the page replaces the worker */
+/** @typedef {{type: "fatal", id: number|null, cause: "exit"|"memory"|"crash", exitStatus: number|null, message: string}} FatalMessage  Pyodide is unusable (Python exited, ran out of memory or crashed; `message`: one line); the page replaces the worker */
+/** @typedef {{type: "heartbeat"}} HeartbeatMessage  the worker is alive (worker/signals.js) */
+
+/**
+ * A worker can die without an error event (the browser ends it to reclaim
+ * memory).  It sends a heartbeat every `heartbeatMs` while it can: its event
+ * loop is free, or Python runs code (worker/signals.js).  The page declares an
+ * idle worker dead after `idleSilenceMs` without one; a running cell may be in
+ * one long call into C, so after `runSilenceMs` the cell only says that Python
+ * does not answer and Stop restarts it.
+ */
+export const LIVENESS = Object.freeze({ heartbeatMs: 1000, idleSilenceMs: 4000, runSilenceMs: 15000 });
 
 /** Output kept per run (beyond it the rest is dropped), and the time limit (0: none).
  * The numbers live in limits.json, which the build reads too (the plugin's defaults,

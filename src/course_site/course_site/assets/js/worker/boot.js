@@ -64,6 +64,26 @@ function readLock(lockFileURL) {
   useLock(lockText.then((text) => JSON.parse(text)));
 }
 
+const OUT_OF_MEMORY = /out of memory|\bOOM\b|memory size exceeded|could not allocate memory|allocation failed|Cannot enlarge memory/i;
+
+/**
+ * Why Pyodide can no longer be used, from the error it died of: {cause, exitStatus, message}.
+ * cause is "exit" (os._exit: Pyodide's error named "Exit" carries the status),
+ * "memory" or "crash"; message is its first line, without Pyodide's stack dump.
+ */
+export function describeFatal(err) {
+  const text = String(err && err.message ? err.message : err);
+  const firstLine = text.split("\n")[0].trim();
+  if (err && err.name === "Exit") {
+    const status = Number.isInteger(err.status) ? err.status : Number((/\d+/.exec(text) || [])[0]);
+    return { cause: "exit", exitStatus: Number.isInteger(status) ? status : null, message: firstLine };
+  }
+  if (OUT_OF_MEMORY.test(text) || (err && err.name === "RangeError" && /memory/i.test(text))) {
+    return { cause: "memory", exitStatus: null, message: firstLine };
+  }
+  return { cause: "crash", exitStatus: null, message: firstLine };
+}
+
 /**
  * Boot Pyodide with `settings` (workerSettings).  Returns {pyodide, bridge}:
  * bridge is worker_bridge.py's module (run, extra_packages, warm_matplotlib).
@@ -98,7 +118,7 @@ export async function startPython(settings) {
     // stack overflow): it can no longer be used, so the page replaces the worker.
     pyodide._api.on_fatal = (err) => {
       flushStream();
-      self.postMessage({ type: MessageType.FATAL, id: openRunId(), message: String(err && err.message ? err.message : err) });
+      self.postMessage({ type: MessageType.FATAL, id: openRunId(), ...describeFatal(err) });
     };
   }
   pyodide.setStdout({ write: (buf) => writeStream("stdout", buf) });

@@ -1,14 +1,14 @@
 /* The worker's dispatch and its runs: boots Python as soon as it is loaded,
  * answers the page's messages (../protocol.js), and runs cells one at a time. */
 import { DEFAULT_LIMITS, MessageType } from "../protocol.js";
-import { readSettings, startPython, workerSettings } from "./boot.js";
+import { describeFatal, readSettings, startPython, workerSettings } from "./boot.js";
 import { fontList, prefetchWheels } from "./network.js";
 import { packageSizes, postProgress, progress } from "./progress.js";
 import { abandonRun, closeRun, flushStream, isOpen, openRun } from "./output.js";
+import { clearStopRequest, signals, startHeartbeat, useStopRequest } from "./signals.js";
 
 let python = null; // {pyodide, bridge, importPackages} once booted
 let warmedMatplotlib = false;
-let interruptView = null;
 const cancelled = new Set(); // run ids dropped while their packages loaded
 
 /* Load the wheels that `msg`'s setup and code import; progress goes to the page. */
@@ -70,7 +70,7 @@ async function run(msg) {
       status = "cancelled";
       return;
     }
-    if (interruptView) Atomics.store(interruptView, 0, 0);
+    clearStopRequest();
     self.postMessage({ type: MessageType.STARTED, id: msg.id });
     t1 = performance.now();
     if (typeof msg.check === "string") {
@@ -89,7 +89,7 @@ async function run(msg) {
       status = "error";
       self.postMessage({ type: MessageType.ERROR, id: msg.id, text: "KeyboardInterrupt\n" });
     } else if (isFatal(err)) {
-      self.postMessage({ type: MessageType.FATAL, id: msg.id, message: text });
+      self.postMessage({ type: MessageType.FATAL, id: msg.id, ...describeFatal(err) });
       abandonRun();
       throw err;
     } else {
@@ -138,7 +138,7 @@ async function boot(settingsURL, settingsResponse) {
   self.postMessage({ type: MessageType.SETTINGS, settings: file, url: settingsURL.href });
   const settings = workerSettings(file, settingsURL);
   const { pyodide, bridge } = await startPython(settings);
-  if (interruptView) pyodide.setInterruptBuffer(interruptView);
+  pyodide.setInterruptBuffer(signals);
   python = { pyodide, bridge, importPackages: pyodide.toPy(settings.importPackages) };
 }
 
@@ -159,12 +159,12 @@ export function start(settingsURL, settingsResponse, early) {
   );
   self.onmessage = (event) => receive(event.data);
   for (const msg of early.splice(0)) receive(msg);
+  startHeartbeat();
 }
 
 function receive(msg) {
   if (msg.type === MessageType.INTERRUPT_BUFFER) {
-    interruptView = new Int32Array(msg.buffer);
-    python?.pyodide.setInterruptBuffer(interruptView);
+    useStopRequest(new Int32Array(msg.buffer));
   } else if (msg.type === MessageType.PREFETCH) {
     prefetchWheels(msg.packages || []);
   } else if (msg.type === MessageType.CANCEL) {
