@@ -28,7 +28,7 @@ pytestmark = pytest.mark.browser
 SCHEMES = {"light": ("default", "light"), "dark": ("slate", "dark")}  # context scheme: (Material's, CSS color-scheme)
 VIEWPORT = {"width": 1280, "height": 900}
 RAISING_CODE = 'import sys\nprint("a warning on stderr", file=sys.stderr)\nraise ValueError("an error on purpose")\n'
-EXERCISE = "section.course-exercise"
+EXERCISE = ".course-exercise"
 
 
 def wait_until_python_is_ready(page) -> None:

@@ -196,11 +196,11 @@ def pages_with_exercises(site: Path) -> list[str]:
 def test_exercise_hint_and_solution_by_keyboard(browser, built_site, site_server):
     pages = pages_with_exercises(built_site)
     assert pages, (
-        "no page of the built site has an exercise (section.course-exercise): the keyboard test of "
+        "no page of the built site has an exercise (.course-exercise): the keyboard test of "
         "Hint and Show solution needs one (issue 13 wires exercises into pages)"
     )
     with guarded_page(browser, site_server + pages[0], viewport={"width": 1280, "height": 900}) as (page, _):
-        exercise = page.locator("section.course-exercise").first
+        exercise = page.locator(".course-exercise").first
         cell_id = exercise.locator(".course-cell").get_attribute("id")
         expect(exercise.locator(".course-cell--live")).to_have_count(1)
         page.evaluate(RECORD_ANNOUNCEMENTS)

@@ -12,12 +12,20 @@ import os
 import subprocess
 import sys
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from course_site.execute import PY_ASSETS
 
 CELL_EXEC = PY_ASSETS / "cell_exec.py"
+
+
+def complete(coroutine):
+    """``asyncio.run`` in a thread of its own: in a full test run, Playwright's sync API keeps an event loop
+    running in the main thread (its session-wide browser), where ``asyncio.run`` refuses to start."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +81,7 @@ def run_awaiting(cell_exec, code: str, namespace: dict | None = None):
     stdout = sys.stdout
     sys.stdout = outputs
     try:
-        ok = asyncio.run(outcome)
+        ok = complete(outcome)
     finally:
         sys.stdout = stdout
     return ok, outputs, ns
@@ -178,7 +186,7 @@ def test_run_cells_stays_synchronous_until_a_cell_awaits(cell_exec):
     outputs = Outputs()
     sources = [("import asyncio\nb = await asyncio.sleep(0, result=2)", "<setup 2>"), ("a + b", "<cell 2>")]
     outcome = cell_exec.run_cells(sources, ns, emit=outputs)
-    assert asyncio.run(outcome) is True
+    assert complete(outcome) is True
     assert outputs.events == [("result", "3")]
 
 
@@ -186,7 +194,7 @@ def test_run_cells_stops_at_the_first_failure(cell_exec):
     ns: dict = {"__name__": "__main__"}
     outputs = Outputs()
     sources = [("import asyncio\nawait asyncio.sleep(0)\n1 / 0", "<setup 1>"), ("reached = True", "<cell 1>")]
-    assert asyncio.run(cell_exec.run_cells(sources, ns, emit=outputs)) is False
+    assert complete(cell_exec.run_cells(sources, ns, emit=outputs)) is False
     assert "reached" not in ns
     assert outputs.kinds() == ["error"]
     assert cell_exec.run_cells([("1 / 0", "<setup 2>"), ("reached = True", "<cell 2>")], ns, emit=outputs) is False
@@ -314,7 +322,7 @@ def test_a_host_can_stop_an_awaiting_cell_by_cancelling_its_task(cell_exec):
     stdout = sys.stdout
     sys.stdout = outputs
     try:
-        ok = asyncio.run(start_then_stop())
+        ok = complete(start_then_stop())
     finally:
         sys.stdout = stdout
     assert ok is False and "reached" not in ns

@@ -6,10 +6,12 @@ Python stand-ins record what the bridge sends to the page.
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import importlib.util
 import sys
 import types
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -28,6 +30,13 @@ class Host:
 
     def emit_figure(self, png, alt: str) -> None:
         self.sent.append(("figure", png, alt))
+
+
+def complete(coroutine):
+    """``asyncio.run`` in a thread of its own: in a full test run, Playwright's sync API keeps an event loop
+    running in the main thread (its session-wide browser), where ``asyncio.run`` refuses to start."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def _load(name: str, path: Path) -> types.ModuleType:
@@ -118,11 +127,10 @@ def test_input_guard_is_installed(bridge):
 
 
 def test_a_cell_that_awaits_gives_an_awaitable_that_runs_it(bridge):
-    import asyncio
 
     outcome = bridge.run("import asyncio\nawait asyncio.sleep(0)\n6 * 7", "", "<cell 1>")
     assert asyncio.iscoroutine(outcome) and bridge.host.sent == []
-    assert asyncio.run(outcome) is True
+    assert complete(outcome) is True
     assert bridge.host.sent == [("result", "42")]
 
 
