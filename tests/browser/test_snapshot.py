@@ -29,15 +29,13 @@ from urllib.parse import urlparse
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent / "fixture"))
+sys.path[:0] = [str(Path(__file__).parent / "fixture"), str(Path(__file__).parents[1]), str(Path(__file__).parent)]
+from conftest import CHROMIUM_ARGS, chromium_path
 from runner_fixture import LESSON, LOAD_TIMEOUT_MS, PYODIDE_VERSION, run
+from test_runner_lesson import check_cells_run_like_at_build_time
 
 pytest.importorskip("playwright")
 from playwright.sync_api import expect
-
-sys.path[:0] = [str(Path(__file__).parents[1]), str(Path(__file__).parent)]
-from conftest import CHROMIUM_ARGS, chromium_path
-from test_runner_lesson import check_cells_run_like_at_build_time
 
 pytestmark = pytest.mark.browser
 
@@ -48,8 +46,8 @@ KEPT = re.compile(r"course: snapshot kept for the next visit \((\d+) bytes\)")
 NORMAL = re.compile(r"course: Python booted normally \((.*)\)")
 NOT_KEPT = re.compile(r"course: no snapshot kept \((.*)\)")
 
-REWRITE = """async ([key, kind]) => {
-    const cache = await caches.open(%r);
+REWRITE = """async ([cacheName, key, kind]) => {
+    const cache = await caches.open(cacheName);
     const kept = await cache.match(key);
     const record = JSON.parse(kept.headers.get("X-Course-Snapshot"));
     let bytes = new Uint8Array(await kept.arrayBuffer());
@@ -57,7 +55,10 @@ REWRITE = """async ([key, kind]) => {
     else record.build_id = "0".repeat(64);
     const headers = {"Content-Type": "application/octet-stream", "X-Course-Snapshot": JSON.stringify(record)};
     await cache.put(key, new Response(bytes, {headers}));
-}""" % CACHE
+}"""
+
+
+Patch = tuple[str, str, str]  # a Pyodide file's name, a text in it, its replacement
 
 
 class Visit:
@@ -87,7 +88,7 @@ class Visit:
 
 
 @contextmanager
-def visit(browser, url: str, profile: Path, *, patch: tuple[str, str, str] | None = None, quota: int = 0) -> Iterator[Visit]:
+def visit(browser, url: str, profile: Path, *, patch: Patch | None = None, quota: int = 0) -> Iterator[Visit]:
     """Open ``url`` in a new browser process on ``profile``; only loopback is reachable.
 
     patch: (file name, text, replacement) applied to that Pyodide file as served.
@@ -164,7 +165,7 @@ def test_a_corrupt_snapshot_is_refused_and_replaced(browser, site_server, tmp_pa
     first_visit(browser, url, tmp_path)
     with visit(browser, url, tmp_path) as second:
         second.wait_for(RESTORED)
-        second.page.evaluate(REWRITE, [SNAPSHOT_KEY, "garbage"])
+        second.page.evaluate(REWRITE, [CACHE, SNAPSHOT_KEY, "garbage"])
     with visit(browser, url, tmp_path) as third:
         assert third.wait_for(NORMAL)[1] == "corrupt snapshot: no snapshot header"
         assert third.print_of("#cell-1", "print(6 * 7)") == "42"
@@ -178,7 +179,7 @@ def test_a_snapshot_of_another_build_is_refused(browser, site_server, tmp_path):
     first_visit(browser, url, tmp_path)
     with visit(browser, url, tmp_path) as second:
         second.wait_for(RESTORED)
-        second.page.evaluate(REWRITE, [SNAPSHOT_KEY, "another build"])
+        second.page.evaluate(REWRITE, [CACHE, SNAPSHOT_KEY, "another build"])
     with visit(browser, url, tmp_path) as third:
         assert third.wait_for(NORMAL)[1] == f"snapshot for build {'0' * 64}"
         assert third.print_of("#cell-1", "print(6 * 7)") == "42"
