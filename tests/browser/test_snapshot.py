@@ -29,7 +29,9 @@ from urllib.parse import urlparse
 
 import pytest
 
-sys.path[:0] = [str(Path(__file__).parent / "fixture"), str(Path(__file__).parents[1]), str(Path(__file__).parent)]
+sys.path.insert(0, str(Path(__file__).parent / "fixture"))
+sys.path.insert(0, str(Path(__file__).parents[1]))
+sys.path.insert(0, str(Path(__file__).parent))
 from conftest import CHROMIUM_ARGS, chromium_path
 from runner_fixture import LESSON, LOAD_TIMEOUT_MS, PYODIDE_VERSION, run
 from test_runner_lesson import check_cells_run_like_at_build_time
