@@ -14,6 +14,7 @@ export const fetchDirect = self.fetch.bind(self);
 
 const prefetched = new Map(); // absolute URL -> Promise<Response> (used once)
 const integrity = new Map(); // absolute URL -> SRI integrity every fetch of it must pass
+const beingKept = new Map(); // absolute URL -> Promise, settled once its offline copy is stored (or not)
 let settings = null; // the worker's settings (boot.js), once read
 
 /** Use `workerSettings` (boot.js) for cache names, the index URL, the preloaded packages and the font list. */
@@ -36,9 +37,10 @@ async function keptCopy(url) {
 
 /* Keep a copy of versioned `url` with `store(cache)`, unless one is kept already (then `skip()`). */
 function keepOnce(url, store, skip = () => {}) {
-  caches.open(cacheNameFor(url))
+  const keeping = caches.open(cacheNameFor(url))
     .then(async (cache) => ((await cache.match(url)) ? skip() : store(cache)))
     .catch(() => {});
+  beingKept.set(url, keeping);
 }
 
 function keepInCache(response) {
@@ -107,7 +109,7 @@ export function provide(url, response) {
 
 /** Hand the kept copy of `url` (else the network's) to its next fetch: a second boot reads no bytes twice. */
 export function provideKept(url) {
-  const kept = keptCopy(url).catch(() => undefined);
+  const kept = Promise.resolve(beingKept.get(url)).then(() => keptCopy(url)).catch(() => undefined);
   provide(url, kept.then((response) => response || fetchOrKept(url, { integrity: integrity.get(url) }).then(countBody)));
 }
 
