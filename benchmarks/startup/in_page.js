@@ -83,16 +83,15 @@
     mark(name);
     button.click();
   };
+  // The build writes the button in a hidden toolbar; the page's script reveals it once
+  // the cell is live (a click before that reaches no handler).  Polled every 10 ms.
   const whenButton = (cell, fn) => {
-    const selector = `${cell} ${MARKUP.runButton}`;
-    if (document.querySelector(selector)) return fn();
-    const observer = new MutationObserver(() => {
-      if (!document.querySelector(selector)) return;
-      observer.disconnect();
+    const button = document.querySelector(`${cell} ${MARKUP.runButton}`);
+    if (button && !button.closest("[hidden]")) {
       mark("run button ready");
-      fn();
-    });
-    observer.observe(document, { childList: true, subtree: true });
+      return fn();
+    }
+    setTimeout(() => whenButton(cell, fn), 10);
   };
   if (cfg.cell) {
     B.watch(cfg.cell, "output");
