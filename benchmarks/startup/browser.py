@@ -37,6 +37,16 @@ RUN_TIMEOUT_S = 180  # one cold load on a busy 2-core machine, with matplotlib
 IN_PAGE_JS = Path(__file__).with_name("in_page.js").read_text()
 WORKER_PROBE_PY = Path(__file__).with_name("worker_probe.py").read_text()
 STATE = layout.CELL_MARKUP["stateAttribute"]
+THROTTLED = {"offline": False, "latency": 40, "downloadThroughput": 20e6 / 8, "uploadThroughput": 20e6 / 8}
+"""``--net throttled``: DevTools' network emulation, 20 Mbit/s each way and 40 ms RTT (it reaches the worker)."""
+SNAPSHOT_KEPT = """async () => {
+    for (const name of await caches.keys()) {
+        const keys = await (await caches.open(name)).keys();
+        if (keys.some((request) => request.url.endsWith("/course-snapshot.bin"))) return true;
+    }
+    return false;
+}"""
+"""A condition: the site's worker has kept its snapshot (worker/snapshot.js), for the next visit."""
 
 
 def in_page_script(configs: list[dict]) -> str:
@@ -100,8 +110,11 @@ class Run:
 class Driver:
     """Headless Chromium on the served site: each method is one kind of run (see scenarios.py)."""
 
-    def __init__(self, browser_type, chromium: str, server: SiteServer, info: SiteInfo, read_s: float) -> None:
+    def __init__(
+        self, browser_type, chromium: str, server: SiteServer, info: SiteInfo, read_s: float, throttled: bool = False
+    ) -> None:
         self.browser_type = browser_type
+        self.throttled = throttled
         self.chromium = chromium
         self.server = server
         self.info = info
@@ -128,7 +141,9 @@ class Driver:
         context.on("request", check)
 
     def watch_page(self, page, kind: str) -> None:
-        """Record the page's uncaught errors and console errors."""
+        """Record the page's uncaught errors and console errors; throttle its network if asked."""
+        if self.throttled:
+            page.context.new_cdp_session(page).send("Network.emulateNetworkConditions", THROTTLED)
         page.on("pageerror", lambda error: self.page_errors.append(f"{kind}: {error}"))
         page.on("console", lambda msg: msg.type == "error" and self.page_errors.append(f"{kind}: console: {msg.text}"))
 
@@ -168,11 +183,12 @@ class Driver:
         return run
 
     @contextmanager
-    def persistent_context(self) -> Iterator[Any]:
-        """A browser context with its own profile on disk (HTTP disk cache, service workers), removed after."""
-        with tempfile.TemporaryDirectory(prefix="bench-profile-") as profile:
+    def persistent_context(self, profile: str | None = None) -> Iterator[Any]:
+        """A browser process with a profile on disk (HTTP disk cache, service workers, Cache Storage):
+        ``profile``, or a new one removed after."""
+        with tempfile.TemporaryDirectory(prefix="bench-profile-") as fresh:
             context = self.browser_type.launch_persistent_context(
-                profile, executable_path=self.chromium, headless=True, args=CHROMIUM_ARGS
+                profile or fresh, executable_path=self.chromium, headless=True, args=CHROMIUM_ARGS
             )
             try:
                 yield context
@@ -232,32 +248,34 @@ class Driver:
         self.wait(page, f"() => document.querySelector('{cell}').getAttribute('{STATE}') !== 'running'", 60)
 
     def warm_profile(self) -> tuple[Run, Run]:
-        """(c) then (f): one persistent profile, two visits of the lesson in one tab."""
-        first, second = Run("lesson-read-then-run"), Run("lesson-second-visit")
+        """(c) then (f): one profile on disk; (f) is a later visit in a new browser process on it,
+        once the first visit's worker has kept its snapshot."""
+        first, second = Run("lesson-read-then-run"), Run("lesson-reopened")
         configs = [
             {"cell": layout.TEXT_CELL, "click": round(self.read_s * 1000)},
             {"cell": layout.TEXT_CELL, "click": "load"},
         ]
-        self.server.take_log()
-        with self.persistent_context() as context:
-            self.guard(context, "warm profile")
-            context.add_init_script(in_page_script(configs))
-            page = context.pages[0] if context.pages else context.new_page()
-            self.watch_page(page, "warm profile")
-            for run in (first, second):
-                try:
-                    page.goto(self.lesson_url(), wait_until="commit")
-                    self.wait(page, "() => window.__bench && 'output' in window.__bench.marks")
-                    self.wait(page, finished_js(layout.TEXT_CELL))
-                    if run is first:
-                        run.extra["service_worker"] = settle_service_worker(page)
-                    run.extra["state"] = page.get_attribute(layout.TEXT_CELL, STATE)
-                    self.collect(page, run, context)
-                    run.extra["service_workers"] = [w.url for w in context.service_workers]
-                except Exception as exc:
-                    run.error = f"{type(exc).__name__}: {exc}"
-                finally:
-                    run.served = self.server.take_log()
+        with tempfile.TemporaryDirectory(prefix="bench-profile-") as profile:
+            for n, run in enumerate((first, second)):
+                self.server.take_log()
+                with self.persistent_context(profile) as context:
+                    self.guard(context, "warm profile")
+                    context.add_init_script(in_page_script(configs[n:]))
+                    page = context.pages[0] if context.pages else context.new_page()
+                    self.watch_page(page, "warm profile")
+                    try:
+                        page.goto(self.lesson_url(), wait_until="commit")
+                        self.wait(page, "() => window.__bench && 'output' in window.__bench.marks")
+                        self.wait(page, finished_js(layout.TEXT_CELL))
+                        if run is first:
+                            run.extra["service_worker"] = settle_service_worker(page)
+                            self.wait(page, SNAPSHOT_KEPT, 120)
+                        run.extra["state"] = page.get_attribute(layout.TEXT_CELL, STATE)
+                        self.collect(page, run, context)
+                    except Exception as exc:
+                        run.error = f"{type(exc).__name__}: {exc}"
+                    finally:
+                        run.served = self.server.take_log()
                 if run.error:
                     second.error = second.error or "first visit failed"
                     break

@@ -37,6 +37,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=PACKAGE_DOC.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=5, help="interleaved rounds (default 5, at least 1)")
     parser.add_argument("--gzip", action="store_true", help="gzip text and wasm like GitHub Pages")
+    parser.add_argument(
+        "--net",
+        choices=["loopback", "throttled"],
+        default="loopback",
+        help="throttled: 20 Mbit/s, 40 ms RTT (DevTools emulation), served gzipped",
+    )
     parser.add_argument("--site", type=Path, help="use this built site as it is (no build)")
     parser.add_argument("--rebuild", action="store_true", help="build the site even if it looks up to date")
     parser.add_argument("--read-seconds", type=float, default=READ_SECONDS, help="reading time before (c)'s click")
@@ -69,13 +75,15 @@ def measure(args: argparse.Namespace) -> int:
     install_bare_page(site)
     info = SiteInfo.read(site)
     chromium = find_chromium()
-    print(f"chromium: {chromium}; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}; gzip: {args.gzip}")
+    args.gzip = args.gzip or args.net == "throttled"
+    load = os.getloadavg()[0]
+    print(f"chromium: {chromium}; {os.cpu_count()} CPUs, load {load:.2f}; gzip: {args.gzip}; net: {args.net}")
 
     rounds: list[dict[str, Run]] = []
     diagnostics: dict = {}
     started = time.perf_counter()
     with SiteServer(site, args.gzip) as server, sync_playwright() as p:
-        driver = Driver(p.chromium, chromium, server, info, args.read_seconds)
+        driver = Driver(p.chromium, chromium, server, info, args.read_seconds, throttled=args.net == "throttled")
         try:
             for number, runs in enumerate(measure_rounds(driver, args.only, args.pairs), 1):
                 rounds.append(runs)
@@ -85,7 +93,7 @@ def measure(args: argparse.Namespace) -> int:
         finally:
             driver.close()
     elapsed = time.perf_counter() - started
-    config = {"git": measured, "site": str(site), "pyodide": info.pyodide_version}
+    config = {"git": measured, "site": str(site), "pyodide": info.pyodide_version, "net": args.net}
     args.json.parent.mkdir(parents=True, exist_ok=True)
     raw = {"config": config, **raw_data(rounds, diagnostics, driver.leaks, driver.page_errors, elapsed)}
     args.json.write_text(json.dumps(raw, default=json_default))  # kept if the analysis fails

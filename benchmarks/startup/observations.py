@@ -183,7 +183,7 @@ def observe_floor_visits(diagnostics: dict) -> list[str]:
     return [
         f"(f)'s own floor: the bare page's later visits reach 'numpy imported' at {fmt_s(later)} from "
         f"navigation start against {fmt_s(first)} on its first visit, a ratio of {fmt_ratio(ratio(later, first))} "
-        f"(the goal for (f)/(b) is {GOALS['f/b']})",
+        f"(the goal for (f)/(a) is {GOALS['f/a']})",
         "the floor's own repeat visits (fresh persistent profiles, HTTP disk cache, no service worker), "
         f"worker running -> Pyodide + numpy loaded, median: first visit {boot('a', (1,))}, later visits "
         f"{boot('a', (2, 3))} (V8 code caches for the wasm and pyodide.asm.js); loading Pyodide the way the "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from pathlib import Path
@@ -48,7 +49,7 @@ def wait_ready(page) -> None:
     expect(page.locator("#cell-1 .course-cell__status")).to_have_text("Python is ready", timeout=LOAD_TIMEOUT_MS)
 
 
-def test_first_visit_fills_the_caches_then_the_lesson_runs_offline(browser, site_server):
+def test_first_visit_fills_the_caches_then_the_lesson_runs_offline(browser, site_server, built_site):
     requests: list[str] = []
     with guarded_page(browser, site_server + LESSON, requests=requests) as (page, problems):
         wait_ready(page)
@@ -56,7 +57,8 @@ def test_first_visit_fills_the_caches_then_the_lesson_runs_offline(browser, site
         # What the first visit downloaded is kept, each file once, by the Python worker itself
         # (the scripts, which it runs with importScripts, right after Python is ready).
         index = f"/pyodide/v{PYODIDE_VERSION}/"
-        expected = {index + name for name in ("pyodide.asm.wasm", "python_stdlib.zip", "pyodide.asm.js")}
+        stdlib = json.loads((built_site / "assets/course/worker-settings.json").read_text())["stdlib"]["url"]
+        expected = {index + name for name in ("pyodide.asm.wasm", stdlib.rsplit("/", 1)[1], "pyodide.asm.js")}
         cache = f"course-pyodide-{PYODIDE_VERSION}"
         wait_until_cached(page, lambda kept: expected <= set(kept.get(cache, [])))
         pyodide = page.evaluate(CACHED)[cache]

@@ -33,24 +33,29 @@ def _outputs(page, cell: str) -> list[tuple[str, str]]:
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_lesson_cells_run_like_at_build_time(browser, site_server, lesson):
     with guarded_page(browser, site_server + lesson) as (page, problems):
-        expect(page.locator(".course-cell--live")).to_have_count(page.locator(".course-cell").count())
-        cells = page.locator(".course-cell:not(.course-exercise)")  # exercises: test_exercise_live.py
-        count = cells.count()
-        assert count >= 2
-        for i in range(count):
-            cell = f"#{cells.nth(i).get_attribute('id')}"
-            before = _outputs(page, cell)
-            expect(page.locator(f"{cell} .course-cell__label")).to_have_count(1 if before else 0)
-            run(page, cell)
-            expect(page.locator(cell)).to_have_attribute("data-state", "done", timeout=LOAD_TIMEOUT_MS)
-            after = _outputs(page, cell)
-            assert [kind for kind, _ in after] == [kind for kind, _ in before], (cell, after)
-            for (kind, old), (_, new) in zip(before, after, strict=True):
-                if kind == "course-out--figure":
-                    assert new == old, f"{cell}: alt text"
-                    assert new and not new.startswith("Figure ")
-                else:
-                    assert new == old, f"{cell}: {kind} differs from the build-time output"
-            for image in page.locator(f"{cell} img").all():
-                assert image.evaluate("(img) => img.complete && img.naturalWidth > 0")
+        check_cells_run_like_at_build_time(page)
         assert not problems
+
+
+def check_cells_run_like_at_build_time(page) -> None:
+    """Run every cell of the lesson in ``page`` in order; each output must equal the build's."""
+    expect(page.locator(".course-cell--live")).to_have_count(page.locator(".course-cell").count())
+    cells = page.locator(".course-cell:not(.course-exercise)")  # exercises: test_exercise_live.py
+    count = cells.count()
+    assert count >= 2
+    for i in range(count):
+        cell = f"#{cells.nth(i).get_attribute('id')}"
+        before = _outputs(page, cell)
+        expect(page.locator(f"{cell} .course-cell__label")).to_have_count(1 if before else 0)
+        run(page, cell)
+        expect(page.locator(cell)).to_have_attribute("data-state", "done", timeout=LOAD_TIMEOUT_MS)
+        after = _outputs(page, cell)
+        assert [kind for kind, _ in after] == [kind for kind, _ in before], (cell, after)
+        for (kind, old), (_, new) in zip(before, after, strict=True):
+            if kind == "course-out--figure":
+                assert new == old, f"{cell}: alt text"
+                assert new and not new.startswith("Figure ")
+            else:
+                assert new == old, f"{cell}: {kind} differs from the build-time output"
+        for image in page.locator(f"{cell} img").all():
+            assert image.evaluate("(img) => img.complete && img.naturalWidth > 0")

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,7 @@ def make_project(tmp_path: Path, lesson: str, **plugin: object) -> Path:
         "package_project": str(ROOT),
         "package_source": "src/posenc",
         "cache_dir": str(CACHE),
+        "precompile_stdlib": False,  # Node boots Pyodide for it: only where a test checks it
         **plugin,
     }
     config = {
@@ -113,7 +115,7 @@ x.shape
 
 @pytest.fixture(scope="module")
 def good_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    project = make_project(tmp_path_factory.mktemp("good"), GOOD)
+    project = make_project(tmp_path_factory.mktemp("good"), GOOD, precompile_stdlib=True)
     done = build(project)
     assert done.returncode == 0, done.stderr
     (project / "build.log").write_text(done.stderr)  # for the test of the build's progress
@@ -167,6 +169,28 @@ def test_site_serves_pyodide_posenc_and_worker_settings(good_project: Path):
     assert "console.html" not in shipped and "pyodide-lock.json" not in shipped
     assert {"pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip"} <= set(shipped)
     assert all(lock["packages"][name]["file_name"] in shipped for name in lock["packages"] if name != "posenc")
+
+
+def test_site_serves_a_derived_precompiled_stdlib_beside_the_official_one(good_project: Path):
+    site = good_project / "site"
+    settings = json.loads((site / SETTINGS).read_text())
+    manifest = json.loads((ROOT / "pyodide_assets/manifest.json").read_text())
+    pinned = {entry["name"]: entry["sha256"] for entry in manifest["files"]}
+    official = site / PYODIDE_INDEX / "python_stdlib.zip"
+    assert hashlib.sha256(official.read_bytes()).hexdigest() == pinned["python_stdlib.zip"]  # byte-identical
+    derived = (site / "assets/course" / settings["stdlib"]["url"]).resolve()
+    digest = hashlib.sha256(derived.read_bytes()).hexdigest()
+    assert settings["stdlib"]["sha256"] == digest and derived.name == f"python_stdlib-pyc-{digest[:16]}.zip"
+    assert re.fullmatch(r"[0-9a-f]{64}", settings["pyodide_build_id"])
+    with zipfile.ZipFile(official) as source, zipfile.ZipFile(derived) as made:
+        names = set(made.namelist())
+        assert all(made.read(name) == source.read(name) for name in source.namelist())  # every .py as shipped
+        added = names - set(source.namelist())
+        assert {"ast.pyc", "traceback.pyc", "zipfile/__init__.pyc"} <= added
+        assert all(name.endswith(".pyc") and name[:-1] in names for name in added)
+    # Made once per set of inputs: the build cache holds it.
+    cached = list((good_project / "cache/derived").iterdir())
+    assert len(cached) == 1 and cached[0].read_bytes() == derived.read_bytes()
 
 
 def test_pages_with_cells_start_python_first_thing_in_head(good_project: Path):

@@ -41,6 +41,10 @@ class CourseConfig(Config):
     pyodide_base_url = c.Optional(c.Type(str))
     """Load Pyodide from this URL (a CDN) instead of the self-hosted copy."""
 
+    precompile_stdlib = c.Type(bool, default=True)
+    """Ship a derived ``python_stdlib-pyc-<hash>.zip`` with pre-compiled modules beside the official
+    stdlib (self-hosted Pyodide only; needs Node.js at build time). The first boot is faster."""
+
     execute = c.Type(bool, default=True)
     """Run every cell at build time and embed its output."""
 

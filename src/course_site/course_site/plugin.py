@@ -31,6 +31,7 @@ from . import site_assets
 from .cells import highlight_python, render_cell
 from .config import CourseConfig
 from .csp import add_policy, insert_in_head
+from .derived_stdlib import DerivedError
 from .error_page import ErrorLog, write_error_pages
 from .errors import LessonError
 from .execute import PageRunner, RunSettings, find_node
@@ -50,8 +51,15 @@ def _as_plugin_error(prefix: str = "") -> Iterator[None]:
     """Report the builder-neutral modules' errors the MkDocs way: a message, no traceback."""
     try:
         yield
-    except (LessonError, AssetError, site_assets.SettingsError) as error:
+    except (LessonError, AssetError, DerivedError, site_assets.SettingsError) as error:
         raise PluginError(f"{prefix}{error}") from None
+
+
+def _precompile_for(config: CourseConfig) -> list[str] | None:
+    """The lock packages the derived stdlib is pre-compiled for (preloaded ones and matplotlib), or None."""
+    if not config.precompile_stdlib:
+        return None
+    return sorted({*config.preload, "matplotlib"})
 
 
 class CoursePlugin(BasePlugin[CourseConfig]):
@@ -101,6 +109,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
                 self.root / self.config.cache_dir,
                 base_url=self.config.pyodide_base_url,
                 import_packages=self.config.import_packages,
+                precompile_for=_precompile_for(self.config),
             )
         limits = site_assets.OutputLimits(self.config.output_max_lines, self.config.output_max_chars)
         with _as_plugin_error():

@@ -30,14 +30,18 @@ self.addEventListener("fetch", (event) => {
 });
 
 async function networkFirst(request) {
-  const cache = await caches.open(CACHES.site);
+  let response;
   try {
-    const response = await fetch(request);
-    if (response.ok) await cache.put(request, response.clone());
-    return response;
+    response = await fetch(request);
   } catch (error) {
-    const hit = await cache.match(request, { ignoreSearch: true });
+    const hit = await caches.match(request, { ignoreSearch: true, cacheName: CACHES.site }).catch(() => undefined);
     if (hit) return hit;
     throw error;
   }
+  if (response.ok) {
+    // Storage full or denied: the page is served all the same, without its offline copy.
+    const copy = response.clone();
+    await caches.open(CACHES.site).then((cache) => cache.put(request, copy)).catch(() => {});
+  }
+  return response;
 }

@@ -3,7 +3,8 @@
 Layout under the site folder::
 
     course-sw.js                 the service worker: offline use, cache-first Pyodide
-    pyodide/v<version>/          verified Pyodide core files and wheels, matplotlib's font list
+    pyodide/v<version>/          verified Pyodide core files and wheels, matplotlib's font list,
+                                 the derived pre-compiled stdlib python_stdlib-pyc-<hash>.zip
     assets/course/js|css|vendor|py/   the cell runner
     assets/course/wheels/<hash>/<package>-<version>-py3-none-any.whl   the course package
     assets/course/pyodide-lock-<hash>.json   the official lock, trimmed, plus the course package
@@ -20,13 +21,14 @@ import importlib.util
 import json
 import logging
 import posixpath
+import re
 import shutil
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 from types import ModuleType
 
-from . import pyodide_assets
+from . import derived_stdlib, pyodide_assets
 from .markup import Raw, tag
 from .wheel import Wheel, build_wheel
 
@@ -78,6 +80,7 @@ class ShippedPython:
     package: CoursePackage
     base_url: str | None  # a CDN serving Pyodide, or None for the self-hosted copy
     import_packages: dict[str, list[str]] = field(default_factory=dict)
+    stdlib: derived_stdlib.DerivedStdlib | None = None  # the pre-compiled stdlib, self-hosted only
 
     @cached_property
     def lock(self) -> dict:
@@ -96,7 +99,21 @@ class ShippedPython:
 
     @property
     def core_bytes(self) -> int:
-        return sum(asset.size for asset in self.assets if asset.kind == "core")
+        """What booting Python downloads: the core files, the derived stdlib in the official one's place."""
+        core = sum(asset.size for asset in self.assets if asset.kind == "core")
+        if self.stdlib:
+            official = next(asset for asset in self.assets if asset.name == derived_stdlib.OFFICIAL)
+            core += self.stdlib.path.stat().st_size - official.size
+        return core
+
+    @cached_property
+    def build_id(self) -> str:
+        """Pyodide's BUILD_ID, read from the verified ``pyodide.js`` (a memory snapshot names it)."""
+        script = next(asset.path for asset in self.assets if asset.name == "pyodide.js")
+        found = re.search(r'BUILD_ID:"([0-9a-f]{64})"', Path(script).read_text())
+        if not found:
+            raise SettingsError(f"course: no BUILD_ID in {script}")
+        return found[1]
 
     @property
     def index_path(self) -> str:
@@ -135,15 +152,22 @@ def prepare(
     *,
     base_url: str | None,
     import_packages: dict[str, list[str]],
+    precompile_for: list[str] | None = None,
 ) -> ShippedPython:
-    """Fetch and verify Pyodide and build the course package's wheel.
+    """Fetch and verify Pyodide, build the course package's wheel and, with ``precompile_for``
+    (the lock packages to pre-compile for; None: none) and a self-hosted Pyodide, the derived stdlib.
 
-    Raises `pyodide_assets.AssetError` when a Pyodide file is missing or corrupt and cannot be fetched.
+    Raises `pyodide_assets.AssetError` when a Pyodide file is missing or corrupt and cannot be
+    fetched, `derived_stdlib.DerivedError` when the derived stdlib cannot be made.
     """
     assets = pyodide_assets.fetch_assets(manifest, pyodide_cache, log=_log)
     wheel = build_wheel(package.project, package.source, cache_dir)
     version = json.loads(manifest.read_text())["pyodide_version"]
-    return ShippedPython(version, assets, manifest, wheel, package, base_url, import_packages)
+    stdlib = None
+    if precompile_for is not None and base_url is None:
+        lock = manifest.with_name(pyodide_assets.LOCK_NAME)
+        stdlib = derived_stdlib.derive(assets, lock, precompile_for, cache_dir)
+    return ShippedPython(version, assets, manifest, wheel, package, base_url, import_packages, stdlib)
 
 
 @dataclass(frozen=True)
@@ -207,6 +231,14 @@ def worker_settings(
         "output_max_lines": output_limits.lines,
         "output_max_chars": output_limits.chars,
         "pyodide_version": shipped.version,
+        "pyodide_build_id": shipped.build_id,
+        # The pre-compiled stdlib (checked by sha256; the official python_stdlib.zip is the fallback).
+        "stdlib": {
+            "url": f"../../{shipped.index_path}{shipped.stdlib.file_name}",
+            "sha256": shipped.stdlib.sha256,
+        }
+        if shipped.stdlib
+        else None,
         "service_worker": f"../../{SERVICE_WORKER_NAME}",
         "matplotlib_font_cache": f"../../{shipped.index_path}{FONT_CACHE}",
         # Names the caches and busts browser caches: changes with Pyodide, the package, the lock and the runner.
@@ -254,6 +286,8 @@ def publish(shipped: ShippedPython, settings: WorkerSettings, site_dir: Path) ->
         pyodide_assets.copy_assets(shipped.assets, index)
     index.mkdir(parents=True, exist_ok=True)
     shutil.copy2(shipped.manifest.with_name(FONT_CACHE), index / FONT_CACHE)
+    if shipped.stdlib:
+        shutil.copy2(shipped.stdlib.path, index / shipped.stdlib.file_name)
     _copy_wheel(shipped, site_dir)
     (course / settings.lock_name).write_text(settings.lock_text)
     (course / WORKER_SETTINGS).write_text(json.dumps(settings.config, indent=2))

@@ -117,6 +117,11 @@ export class Kernel extends EventTarget {
     return job;
   }
 
+  /** Python is idle: let the worker keep a snapshot of a bare interpreter for the next visit. */
+  keepSnapshot() {
+    if (this.state === "ready") this.worker.postMessage({ type: MessageType.SNAPSHOT });
+  }
+
   /** Stop a queued or running job. reason: "user" | "timeout". */
   stop(job, reason = "user") {
     const i = this.queue.indexOf(job);

@@ -28,6 +28,7 @@ function start() {
   const kernel = new Kernel({ workerURL: early.url });
   renderAllOnceSettled(kernel);
   registerServiceWorkerOnceIdle(kernel);
+  whenPythonIdle(kernel, () => kernel.keepSnapshot());
   kernel.start(early);
   return { kernel };
 }

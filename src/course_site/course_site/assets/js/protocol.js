@@ -15,6 +15,7 @@ export const MessageType = Object.freeze({
   RUN: "run",
   CANCEL: "cancel",
   PREFETCH: "prefetch",
+  SNAPSHOT: "snapshot",
   // worker -> page
   SETTINGS: "settings",
   PROGRESS: "progress",
@@ -38,6 +39,7 @@ export const MessageType = Object.freeze({
 /** @typedef {{type: "run", id: number, code: string, setup: string, check: string|null, filename: string, maxLines: number, maxChars: number}} RunMessage  `check`: an exercise's, run after the code in a fresh namespace */
 /** @typedef {{type: "cancel", id: number}} CancelMessage  drop a run whose packages are still loading */
 /** @typedef {{type: "prefetch", packages: string[]}} PrefetchMessage  a Run queued while Python starts: download its wheels now */
+/** @typedef {{type: "snapshot"}} SnapshotMessage  Python is idle: keep a snapshot for the next visit, unless this one restored one (worker/snapshot.js) */
 
 /* worker -> page */
 
@@ -82,10 +84,24 @@ export const DEFAULT_LIMITS = Object.freeze({ ...LIMITS });
  * Everything else of the site's origin (pages, scripts, styles) the service
  * worker serves network-first, with the site cache as the offline fallback.
  * Caches of other versions are deleted when a new service worker activates.
+ *
+ * Two files of Pyodide's are made, not shipped as is: the derived pre-compiled stdlib
+ * (`pyodide/v<version>/python_stdlib-pyc-<hash>.zip`, made by the build, versioned like
+ * the rest; the official python_stdlib.zip stays beside it as the fallback) and the
+ * memory snapshot this browser makes of a bare interpreter, kept in the Pyodide cache
+ * under snapshotURL (never fetched: it exists only in that cache).
  */
 
 const VERSIONED = /\/pyodide\/v[^/]+\/|\/assets\/course\/wheels\/[0-9a-f]+\/|\/assets\/course\/pyodide-lock-[0-9a-f]+\.json$/;
 const CACHE_PREFIX = "course-";
+
+/** The official standard library's file name: the fallback for the derived one, and its id in a snapshot's record. */
+export const OFFICIAL_STDLIB = "python_stdlib.zip";
+
+/** The key of the snapshot kept in the Pyodide cache, for the Pyodide at `indexURL`. */
+export function snapshotURL(indexURL) {
+  return new URL("course-snapshot.bin", indexURL).href;
+}
 
 /** The site's caches: one per site version, one per Pyodide version. */
 export function cacheNames(siteVersion, pyodideVersion) {

@@ -1,10 +1,13 @@
 /* Python's boot in the worker: read the site's settings file, start every big
- * download, load Pyodide and the preloaded packages, and import the Python side
+ * download, load Pyodide (from this browser's snapshot when one is kept, see
+ * snapshot.js) and the preloaded packages, and import the Python side
  * (../../py/worker_bridge.py, cell_exec.py and exercise_check.py, written into Pyodide's file system). */
-import { cacheNames, MessageType } from "../protocol.js";
+import { cacheNames, MessageType, OFFICIAL_STDLIB, snapshotURL } from "../protocol.js";
 import {
-  configure, countBody, fetchDirect, fetchOrKept, importScript, keepScriptsInCache, prefetch, provide, useLock,
+  configure, countBody, fetchDirect, fetchOrKept, importScript, keepScriptsInCache, prefetch, prefetchStdlib, provide,
+  provideKept, useLock,
 } from "./network.js";
+import { bootPyodide, dropSnapshot, keptSnapshot, makeSnapshot } from "./snapshot.js";
 import { postProgress, progress, setDownloadBytes } from "./progress.js";
 import { flushStream, host, openRunId, writeStream } from "./output.js";
 
@@ -33,6 +36,9 @@ export function workerSettings(file, fileURL) {
   };
   return {
     indexURL: at(file.pyodide_index_url).replace(/\/?$/, "/"),
+    pyodideVersion: file.pyodide_version,
+    buildId: file.pyodide_build_id || null,
+    stdlib: file.stdlib ? { url: at(file.stdlib.url), sha256: file.stdlib.sha256 } : null,
     lockFileURL: file.lock_file_url ? at(file.lock_file_url) : null,
     importPackages: file.import_packages || {},
     moduleHint: file.module_hint || null,
@@ -99,20 +105,20 @@ export async function startPython(settings) {
 
   // Start every big download at once; loadPyodide picks the responses up from
   // the prefetched ones, so each file is fetched once and its bytes are counted.
-  for (const url of [indexURL + "pyodide.asm.wasm", indexURL + "python_stdlib.zip"]) prefetch(url);
+  prefetch(indexURL + "pyodide.asm.wasm");
+  const stdlib = prefetchStdlib(indexURL, settings.stdlib);
   readLock(lockFileURL);
   const pythonSources = settings.pythonFiles.map(([name, url]) => fetchText(url).then((text) => [name, text]));
+  const kept = snapshotFor(settings);
   // pyodide.asm.js defines _createPyodideModule, so loadPyodide skips loading it.
   const scripts = [indexURL + "pyodide.js", indexURL + "pyodide.asm.js"];
   for (const url of scripts) await importScript(url);
 
-  const pyodide = await self.loadPyodide({
-    indexURL,
-    lockFileURL,
-    packages: settings.preload,
-    env: { MPLBACKEND: "agg" },
-    stdout: () => {}, stderr: () => {},
-  });
+  const options = {
+    indexURL, lockFileURL, stdLibURL: stdlib.url, env: { MPLBACKEND: "agg" }, stdout: () => {}, stderr: () => {},
+  };
+  const boot = await bootFrom(await kept, { ...options, packages: settings.preload }, stdlib, settings);
+  const pyodide = boot.pyodide;
   if (pyodide._api) {
     // Pyodide calls this on a fatal error (a crash in C code, a wasm trap, a
     // stack overflow): it can no longer be used, so the page replaces the worker.
@@ -134,5 +140,52 @@ export async function startPython(settings) {
   progress.loaded = progress.total = Math.max(progress.loaded, progress.total);
   postProgress(true);
   keepScriptsInCache(scripts);
-  return { pyodide, bridge };
+  const snapshot = { ...boot, options, stdlib, settings };
+  return { pyodide, bridge, snapshot };
+}
+
+/* ---------------------------------------------------------------- the snapshot */
+
+/* What a kept snapshot must match: this Pyodide build and the stdlib it would boot with. */
+function expectedSnapshot(settings) {
+  return { pyodideVersion: settings.pyodideVersion, buildId: settings.buildId, stdlibSha256: settings.stdlib?.sha256 ?? OFFICIAL_STDLIB };
+}
+
+/* The kept snapshot ({bytes} or {reason}), read while the scripts load. */
+async function snapshotFor(settings) {
+  if (!settings.cacheNames || !settings.buildId) return { reason: "no offline storage" };
+  return keptSnapshot(settings.cacheNames.pyodide, snapshotURL(settings.indexURL), expectedSnapshot(settings));
+}
+
+/* loadPyodide(options), from the kept snapshot when it fits the stdlib that arrived. */
+async function bootFrom(kept, options, stdlib, settings) {
+  const expected = expectedSnapshot(settings).stdlibSha256;
+  if (kept.bytes && (await stdlib.sha256) !== expected) kept = { reason: "the derived stdlib failed: snapshot not used" };
+  if (!kept.bytes) {
+    console.info(`course: Python booted normally (${kept.reason})`);
+    return { pyodide: await self.loadPyodide(options), restored: false };
+  }
+  const boot = await bootPyodide(options, kept.bytes);
+  if (boot.restored) console.info("course: Python restored from this browser's snapshot");
+  else {
+    console.info(`course: Python booted normally (${boot.reason})`);
+    await dropSnapshot(settings.cacheNames.pyodide, snapshotURL(settings.indexURL));
+  }
+  return boot;
+}
+
+/**
+ * Keep a snapshot of a bare interpreter for the next visit (a "snapshot" message:
+ * the page is idle), unless this boot restored one or there is no offline storage.
+ * `snapshot` is what startPython returned under that name.
+ */
+export async function keepSnapshot(snapshot) {
+  const { pyodide, restored, options, stdlib, settings } = snapshot;
+  if (restored || !settings.cacheNames || !settings.buildId) return;
+  const stdlibSha256 = await stdlib.sha256;
+  const stdLibURL = stdlibSha256 === OFFICIAL_STDLIB ? settings.indexURL + OFFICIAL_STDLIB : stdlib.url;
+  for (const url of [settings.indexURL + "pyodide.asm.wasm", stdLibURL]) provideKept(url);
+  const record = { pyodide_version: settings.pyodideVersion, build_id: settings.buildId, stdlib_sha256: stdlibSha256 };
+  const made = await makeSnapshot(pyodide, { ...options, stdLibURL }, settings.cacheNames.pyodide, snapshotURL(settings.indexURL), record);
+  console.info(made.bytes ? `course: snapshot kept for the next visit (${made.bytes} bytes)` : `course: no snapshot kept (${made.reason})`);
 }

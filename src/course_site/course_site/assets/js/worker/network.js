@@ -6,13 +6,15 @@
  * Response is handed on, so that WebAssembly.instantiateStreaming gets its URL
  * and cache entry and V8 can reuse compiled code on the next visit.
  */
-import { offlineCacheFor } from "../protocol.js";
+import { OFFICIAL_STDLIB, offlineCacheFor } from "../protocol.js";
 import { packageSizes, postProgress, progress } from "./progress.js";
 
 /** The browser's fetch, for what is neither counted nor kept (the Python files). */
 export const fetchDirect = self.fetch.bind(self);
 
 const prefetched = new Map(); // absolute URL -> Promise<Response> (used once)
+const integrity = new Map(); // absolute URL -> SRI integrity every fetch of it must pass
+const beingKept = new Map(); // absolute URL -> Promise, settled once its offline copy is stored (or not)
 let settings = null; // the worker's settings (boot.js), once read
 
 /** Use `workerSettings` (boot.js) for cache names, the index URL, the preloaded packages and the font list. */
@@ -35,9 +37,10 @@ async function keptCopy(url) {
 
 /* Keep a copy of versioned `url` with `store(cache)`, unless one is kept already (then `skip()`). */
 function keepOnce(url, store, skip = () => {}) {
-  caches.open(cacheNameFor(url))
+  const keeping = caches.open(cacheNameFor(url))
     .then(async (cache) => ((await cache.match(url)) ? skip() : store(cache)))
     .catch(() => {});
+  beingKept.set(url, keeping);
 }
 
 function keepInCache(response) {
@@ -85,7 +88,8 @@ self.fetch = function courseFetch(input, init) {
     prefetched.delete(url);
     return early;
   }
-  return fetchOrKept(input, init).then(countBody);
+  const checked = integrity.has(url) ? { ...init, integrity: integrity.get(url) } : init;
+  return fetchOrKept(input, checked).then(countBody);
 };
 
 /* ---------------------------------------------------------------- prefetch */
@@ -101,6 +105,37 @@ export function prefetch(url, init = {}) {
 /** Hand `response` to the next fetch of `url` (a file the worker has read itself). */
 export function provide(url, response) {
   prefetched.set(url, response);
+}
+
+/** Hand the kept copy of `url` (else the network's) to its next fetch: a second boot reads no bytes twice. */
+export function provideKept(url) {
+  const kept = Promise.resolve(beingKept.get(url)).then(() => keptCopy(url)).catch(() => undefined);
+  provide(url, kept.then((response) => response || fetchOrKept(url, { integrity: integrity.get(url) }).then(countBody)));
+}
+
+/**
+ * Start the standard library's download: the derived pre-compiled zip that `derived`
+ * ({url, sha256}, from the settings) names, checked by its sha256 (SRI) on every fetch;
+ * when it is missing or corrupt, the official python_stdlib.zip in its place.  Returns
+ * {url: loadPyodide's stdLibURL, sha256: a promise of the derived zip's sha256 if it
+ * is the one used, else of OFFICIAL_STDLIB}.
+ */
+export function prefetchStdlib(indexURL, derived) {
+  const official = indexURL + "python_stdlib.zip";
+  if (!derived) {
+    prefetch(official);
+    return { url: official, sha256: Promise.resolve(OFFICIAL_STDLIB) };
+  }
+  integrity.set(derived.url, `sha256-${hexToBase64(derived.sha256)}`);
+  const checked = fetchOrKept(derived.url, { integrity: integrity.get(derived.url) }).then((response) => {
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    return countBody(response);
+  });
+  provide(derived.url, checked.catch((err) => {
+    console.warn(`course: ${derived.url} not used (${err.message || err}); the official stdlib instead`);
+    return fetchOrKept(official).then(countBody);
+  }));
+  return { url: derived.url, sha256: checked.then(() => derived.sha256, () => OFFICIAL_STDLIB) };
 }
 
 function hexToBase64(hex) {

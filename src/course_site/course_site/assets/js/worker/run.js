@@ -1,7 +1,7 @@
 /* The worker's dispatch and its runs: boots Python as soon as it is loaded,
  * answers the page's messages (../protocol.js), and runs cells one at a time. */
 import { DEFAULT_LIMITS, MessageType } from "../protocol.js";
-import { describeFatal, readSettings, startPython, workerSettings } from "./boot.js";
+import { describeFatal, keepSnapshot, readSettings, startPython, workerSettings } from "./boot.js";
 import { fontList, prefetchWheels } from "./network.js";
 import { packageSizes, postProgress, progress } from "./progress.js";
 import { abandonRun, closeRun, flushStream, isOpen, openRun } from "./output.js";
@@ -137,9 +137,7 @@ async function boot(settingsURL, settingsResponse) {
   const file = await readSettings(settingsURL, settingsResponse);
   self.postMessage({ type: MessageType.SETTINGS, settings: file, url: settingsURL.href });
   const settings = workerSettings(file, settingsURL);
-  const { pyodide, bridge } = await startPython(settings);
-  pyodide.setInterruptBuffer(signals);
-  python = { pyodide, bridge, importPackages: pyodide.toPy(settings.importPackages) };
+import { describeFatal, keepSnapshot, readSettings, startPython, workerSettings } from "./boot.js";
 }
 
 let queue = null; // runs wait here behind the boot and each other
@@ -169,6 +167,8 @@ function receive(msg) {
     prefetchWheels(msg.packages || []);
   } else if (msg.type === MessageType.CANCEL) {
     cancelled.add(msg.id);
+  } else if (msg.type === MessageType.SNAPSHOT) {
+    queue = queue.then(() => python && keepSnapshot(python.snapshot)).catch((err) => console.warn("course: no snapshot kept", err));
   } else if (msg.type === MessageType.RUN) {
     // Runs are serialized here too, although the kernel only sends one at a time.
     queue = queue.then(() => run(msg)).catch((err) => {

@@ -1,0 +1,98 @@
+"""The derived, pre-compiled standard library: ``python_stdlib-pyc-<hash>.zip``.
+
+Pyodide's ``python_stdlib.zip`` holds ``.py`` files only, so every boot compiles each
+module it imports.  The derived zip is the official one, entry for entry, plus a ``.pyc``
+beside each module that booting Python, the worker's own modules and the preloaded
+packages (numpy, matplotlib) import.  ``precompile_stdlib.mjs`` (beside this module) makes it with
+Pyodide's own Python in Node, from the sha256-verified files only; the result depends on
+its inputs alone, so it is cached in the build cache under a key over those inputs.
+
+The worker checks it before use (sha256, as SRI) and falls back to the official zip,
+which the site still ships byte-identical.  Builder-neutral, like `site_assets`.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import pyodide_assets
+
+SCRIPT = Path(__file__).with_name("precompile_stdlib.mjs")
+OFFICIAL = "python_stdlib.zip"
+WORKER_PYTHON = Path(__file__).parent / "assets" / "py"
+EXTRA_MODULES = ["matplotlib.pyplot"]  # what a first plot imports, beyond the preloaded packages
+FOREIGN_MODULES = {"js", "pyodide", "_course_host", "cell_exec", "__main__"}  # not in the stdlib zip
+
+
+class DerivedError(RuntimeError):
+    """The derived stdlib could not be made (Node missing, the script failed)."""
+
+
+@dataclass(frozen=True)
+class DerivedStdlib:
+    """A derived stdlib zip in the build cache, and the name the site publishes it under."""
+
+    path: Path
+    sha256: str
+
+    @property
+    def file_name(self) -> str:
+        return f"python_stdlib-pyc-{self.sha256[:16]}.zip"
+
+
+def worker_modules() -> list[str]:
+    """Top-level modules that the worker's Python files (``assets/py``) import."""
+    names: set[str] = set()
+    for path in sorted(WORKER_PYTHON.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.add(node.module)
+    return sorted(name for name in names if name.split(".")[0] not in FOREIGN_MODULES | {"__future__"})
+
+
+def derive(assets: list[pyodide_assets.Asset], lock: Path, packages: list[str], cache_dir: Path) -> DerivedStdlib:
+    """The pre-compiled stdlib for these verified ``assets``, made once per set of inputs.
+
+    ``packages``: packages whose modules are imported (numpy, matplotlib); those not in the
+    official lock (the course package) are left out. Raises `DerivedError` when Node is
+    missing or the script fails.
+    """
+    official = json.loads(lock.read_text())["packages"]
+    packages = [name for name in packages if name in official]
+    modules = [*packages, *EXTRA_MODULES, *worker_modules()]
+    by_name = {asset.name: asset for asset in assets}
+    key = hashlib.sha256()
+    for part in [SCRIPT.read_bytes(), lock.read_bytes(), *sorted(a.sha256 for a in assets), *packages, *modules]:
+        key.update(hashlib.sha256(part if isinstance(part, bytes) else part.encode()).digest())
+    target = cache_dir / "derived" / f"python_stdlib-pyc-input-{key.hexdigest()[:16]}.zip"
+    if not target.exists():
+        _run_script(Path(by_name[OFFICIAL].path).parent, lock, target, packages, modules)
+    return DerivedStdlib(target, hashlib.sha256(target.read_bytes()).hexdigest())
+
+
+def _run_script(files: Path, lock: Path, target: Path, packages: list[str], modules: list[str]) -> None:
+    node = shutil.which("node")
+    if node is None:
+        raise DerivedError(
+            "course: the pre-compiled stdlib needs Node.js (`node` on PATH, version 18 or later); "
+            "install it, or set `precompile_stdlib: false` in mkdocs.yml"
+        )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, partial = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+    os.close(fd)
+    command = [node, str(SCRIPT), str(files), str(lock), partial, ",".join(packages), *modules]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        Path(partial).unlink(missing_ok=True)
+        raise DerivedError(f"course: {SCRIPT.name} failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
+    os.replace(partial, target)

@@ -1,0 +1,213 @@
+"""Later visits restore Python from a snapshot made in this browser; every way that fails boots normally.
+
+Each visit is a browser profile on disk (``launch_persistent_context``), so a "later visit"
+is a new browser process on the same profile, as a learner returning the next day. The worker
+says how Python started on the console ("course: Python restored …", "course: Python booted
+normally (<why>)", "course: snapshot kept …", "course: no snapshot kept (<why>)").
+
+What is simulated, and how:
+- corrupt snapshot, snapshot of another build: the page overwrites the kept entry in Cache
+  Storage (garbage bytes; a record naming another BUILD_ID), as a disk error or an older
+  build would leave it;
+- storage full: DevTools' ``Storage.overrideQuotaForOrigin`` gives the origin a 1 MB quota,
+  so ``cache.put`` rejects with QuotaExceededError (a denied storage, SecurityError, takes the
+  same path: any rejection of ``caches.open`` or ``put`` is caught);
+- private API missing: the test's router serves ``pyodide.asm.js``/``pyodide.js`` with
+  ``makeMemorySnapshot`` / ``_loadSnapshot`` renamed, as a Pyodide without them would be.
+  Only the test changes these bytes; the site ships the verified files.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "fixture"))
+sys.path.insert(0, str(Path(__file__).parents[1]))
+sys.path.insert(0, str(Path(__file__).parent))
+from conftest import CHROMIUM_ARGS, chromium_path
+from runner_fixture import LESSON, LOAD_TIMEOUT_MS, PYODIDE_VERSION, run
+from test_runner_lesson import check_cells_run_like_at_build_time
+
+pytest.importorskip("playwright")
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+CACHE = f"course-pyodide-{PYODIDE_VERSION}"
+SNAPSHOT_KEY = f"/pyodide/v{PYODIDE_VERSION}/course-snapshot.bin"
+RESTORED = "course: Python restored from this browser's snapshot"
+KEPT = re.compile(r"course: snapshot kept for the next visit \((\d+) bytes\)")
+NORMAL = re.compile(r"course: Python booted normally \((.*)\)")
+NOT_KEPT = re.compile(r"course: no snapshot kept \((.*)\)")
+
+REWRITE = """async ([cacheName, key, kind]) => {
+    const cache = await caches.open(cacheName);
+    const kept = await cache.match(key);
+    const record = JSON.parse(kept.headers.get("X-Course-Snapshot"));
+    let bytes = new Uint8Array(await kept.arrayBuffer());
+    if (kind === "garbage") bytes = bytes.map((_, i) => (i * 7919) & 255);
+    else record.build_id = "0".repeat(64);
+    const headers = {"Content-Type": "application/octet-stream", "X-Course-Snapshot": JSON.stringify(record)};
+    await cache.put(key, new Response(bytes, {headers}));
+}"""
+
+
+Patch = tuple[str, str, str]  # a Pyodide file's name, a text in it, its replacement
+
+
+class Visit:
+    """One page of a browser process on a profile; ``lines`` is what the worker said on the console."""
+
+    def __init__(self, page) -> None:
+        self.page = page
+        self.lines: list[str] = []
+
+    def said(self, pattern: re.Pattern[str] | str) -> re.Match[str] | str | None:
+        for line in self.lines:
+            found = pattern.search(line) if isinstance(pattern, re.Pattern) else (pattern if line == pattern else None)
+            if found:
+                return found
+        return None
+
+    def wait_for(self, pattern: re.Pattern[str] | str) -> re.Match[str] | str:
+        deadline = time.monotonic() + LOAD_TIMEOUT_MS / 1000
+        while not (found := self.said(pattern)):
+            assert time.monotonic() < deadline, f"the worker never said {pattern!r}; it said {self.lines}"
+            self.page.wait_for_timeout(200)
+        return found
+
+    def print_of(self, cell: str, code: str) -> str:
+        run(self.page, cell, code)
+        return self.page.locator(f"{cell} .course-out").first.text_content().strip()
+
+
+@contextmanager
+def visit(browser, url: str, profile: Path, *, patch: Patch | None = None, quota: int = 0) -> Iterator[Visit]:
+    """Open ``url`` in a new browser process on ``profile``; only loopback is reachable.
+
+    patch: (file name, text, replacement) applied to that Pyodide file as served.
+    quota: bytes of storage the origin may use (0: the browser's default).
+    """
+    context = browser.browser_type.launch_persistent_context(
+        str(profile), executable_path=chromium_path(), args=CHROMIUM_ARGS
+    )
+    external: list[str] = []
+
+    def guard(route) -> None:
+        request_url = route.request.url
+        if urlparse(request_url).hostname != "127.0.0.1" and not request_url.startswith(("data:", "blob:")):
+            external.append(request_url)
+            route.abort()
+        elif patch and request_url.endswith("/" + patch[0]):
+            response = route.fetch()
+            text = response.text()
+            assert patch[1] in text, f"{patch[0]} has no {patch[1]!r} to patch"
+            route.fulfill(response=response, body=text.replace(patch[1], patch[2]))
+        else:
+            route.continue_()
+
+    try:
+        context.route("**/*", guard)
+        page = context.pages[0] if context.pages else context.new_page()
+        current = Visit(page)
+        page.on("console", lambda message: current.lines.append(message.text))
+        if quota:
+            origin = url.split("/lessons/")[0].rstrip("/")
+            context.new_cdp_session(page).send("Storage.overrideQuotaForOrigin", {"origin": origin, "quotaSize": quota})
+        page.goto(url)
+        expect(page.locator("#cell-1 .course-cell__status")).to_have_text("Python is ready", timeout=LOAD_TIMEOUT_MS)
+        yield current
+    finally:
+        context.close()
+    assert not external, f"requests left 127.0.0.1: {external}"
+
+
+def first_visit(browser, url: str, profile: Path) -> int:
+    """A first visit on a new profile: a normal boot, then a snapshot kept; returns its size."""
+    with visit(browser, url, profile) as first:
+        assert first.wait_for(NORMAL)[1] == "no snapshot"
+        return int(first.wait_for(KEPT)[1])
+
+
+PROBE = "import os, random, sys; print(random.random(), sys.flags.hash_randomization, os.environ['MPLBACKEND'])"
+
+
+def test_a_new_browser_process_restores_the_snapshot_and_random_is_fresh(browser, site_server, tmp_path):
+    url = site_server + LESSON
+    assert first_visit(browser, url, tmp_path) > 10_000_000  # the bare interpreter's heap
+    printed = []
+    for _ in range(2):
+        with visit(browser, url, tmp_path) as later:
+            later.wait_for(RESTORED)
+            printed.append(later.print_of("#cell-1", PROBE).split())
+            assert not later.said(KEPT)  # a restored boot does not make another
+    (first_random, *rest), (second_random, *rest_again) = printed
+    assert first_random != second_random  # reseeded at each restore
+    assert rest == rest_again == ["1", "agg"]
+
+
+def test_every_lesson_cell_runs_as_at_build_time_after_a_restore(browser, site_server, tmp_path):
+    url = site_server + LESSON
+    first_visit(browser, url, tmp_path)
+    with visit(browser, url, tmp_path) as later:
+        later.wait_for(RESTORED)
+        check_cells_run_like_at_build_time(later.page)
+
+
+def test_a_corrupt_snapshot_is_refused_and_replaced(browser, site_server, tmp_path):
+    url = site_server + LESSON
+    first_visit(browser, url, tmp_path)
+    with visit(browser, url, tmp_path) as second:
+        second.wait_for(RESTORED)
+        second.page.evaluate(REWRITE, [CACHE, SNAPSHOT_KEY, "garbage"])
+    with visit(browser, url, tmp_path) as third:
+        assert third.wait_for(NORMAL)[1] == "corrupt snapshot: no snapshot header"
+        assert third.print_of("#cell-1", "print(6 * 7)") == "42"
+        third.wait_for(KEPT)  # the corrupt entry was deleted, and a good one made
+    with visit(browser, url, tmp_path) as fourth:
+        fourth.wait_for(RESTORED)
+
+
+def test_a_snapshot_of_another_build_is_refused(browser, site_server, tmp_path):
+    url = site_server + LESSON
+    first_visit(browser, url, tmp_path)
+    with visit(browser, url, tmp_path) as second:
+        second.wait_for(RESTORED)
+        second.page.evaluate(REWRITE, [CACHE, SNAPSHOT_KEY, "another build"])
+    with visit(browser, url, tmp_path) as third:
+        assert third.wait_for(NORMAL)[1] == f"snapshot for build {'0' * 64}"
+        assert third.print_of("#cell-1", "print(6 * 7)") == "42"
+
+
+def test_full_storage_keeps_no_snapshot_and_python_runs(browser, site_server, tmp_path):
+    url = site_server + LESSON
+    with visit(browser, url, tmp_path, quota=1_000_000) as first:
+        assert first.wait_for(NOT_KEPT)[1] == "not stored: QuotaExceededError"
+        assert first.print_of("#cell-1", "print(6 * 7)") == "42"
+    with visit(browser, url, tmp_path, quota=1_000_000) as second:
+        assert second.wait_for(NORMAL)[1] == "no snapshot"
+
+
+def test_without_make_memory_snapshot_nothing_is_kept(browser, site_server, tmp_path):
+    url = site_server + LESSON
+    patch = ("pyodide.asm.js", "static makeMemorySnapshot(", "static makeMemorySnapshotGone(")
+    with visit(browser, url, tmp_path, patch=patch) as first:
+        assert first.wait_for(NOT_KEPT)[1] == "makeMemorySnapshot missing"
+        assert first.print_of("#cell-1", "print(6 * 7)") == "42"
+
+
+def test_a_pyodide_that_ignores_load_snapshot_boots_normally(browser, site_server, tmp_path):
+    url = site_server + LESSON
+    first_visit(browser, url, tmp_path)
+    patch = ("pyodide.js", "e._loadSnapshot", "e._loadSnapshotGone")
+    with visit(browser, url, tmp_path, patch=patch) as second:
+        assert second.wait_for(NORMAL)[1] == "this Pyodide ignores _loadSnapshot"
+        assert second.print_of("#cell-1", "print(6 * 7)") == "42"
