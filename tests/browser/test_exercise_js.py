@@ -16,15 +16,13 @@ from pathlib import Path
 
 import pytest
 from markdown import Markdown
+from playwright.sync_api import expect
 
 from course_site.cells import _highlight
 from course_site.exercises import parse_exercises
 from course_site.exercises_html import render_exercise, render_progress
 from course_site.fences import scan
 from course_site.quiz import _converter
-
-pytest.importorskip("playwright")
-from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 

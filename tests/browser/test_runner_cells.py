@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
+from playwright.sync_api import expect
 from runner_fixture import (
     FINAL_STATE,
     LOAD_TIMEOUT_MS,
@@ -26,9 +27,6 @@ from runner_fixture import (
     set_code,
     status,
 )
-
-pytest.importorskip("playwright")
-from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 

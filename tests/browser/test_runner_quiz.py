@@ -8,10 +8,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
-from runner_fixture import make_fixture_site
-
-pytest.importorskip("playwright")
 from playwright.sync_api import expect
+from runner_fixture import make_fixture_site
 
 pytestmark = pytest.mark.browser
 
