@@ -116,3 +116,22 @@ def test_similarity() -> None:
     assert fig.axes[0].get_title() == "Cosine similarity between positions"
     np.testing.assert_allclose(fig.axes[0].images[0].get_array(), sim)
     assert plot.cosine_similarity(np.zeros((2, 3))).tolist() == [[0.0, 0.0], [0.0, 0.0]]
+
+
+def test_similarity_figure_has_fixed_limits_sharp_pixels_and_a_colorbar() -> None:
+    fig = plot.similarity(sinusoidal(12, 8))
+    ax = fig.axes[0]
+    image = ax.images[0]
+    assert image.get_clim() == (-1.0, 1.0)
+    assert image.get_cmap().name == "RdBu_r"
+    assert image.get_interpolation() == "nearest"
+    assert len(fig.axes) == 2 and image.colorbar is not None and image.colorbar.ax is fig.axes[1]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("position", "position")
+    assert ax.title.get_position()[1] == 1.0
+
+
+def test_cosine_similarity_normalises_short_rows_and_stays_in_range() -> None:
+    np.testing.assert_array_equal(plot.cosine_similarity([[0.1, 0.0], [0.0, 0.2]]), np.eye(2))
+    # [1, 1, 1] / |[1, 1, 1]| dotted with itself rounds to 1.0000000000000002 before clipping.
+    sim = plot.cosine_similarity([[1.0, 1.0, 1.0], [-1.0, -1.0, -1.0]])
+    assert sim.max() == 1.0 and sim.min() == -1.0
