@@ -339,5 +339,9 @@ def test_rope_frequencies_type_specific_limits() -> None:
         rope_frequencies(2, scaling={"rope_type": "ntk", "factor": 2.0})
     with pytest.raises(ValueError, match="base must be > 1 for rope_type 'yarn'"):
         rope_frequencies(8, base=0.5, scaling=YARN)
+    with pytest.raises(ValueError, match="base must be > 1 for rope_type 'yarn'"):
+        rope_frequencies(8, base=1.0, scaling=YARN)
+    frequencies_above_the_limit, _ = rope_frequencies(8, base=1.5, scaling=YARN)
+    assert np.isfinite(frequencies_above_the_limit).all()
     with pytest.raises(ValueError, match="base must be a positive finite number"):
         rope_frequencies(8, base=-1.0)
