@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import struct
-from html.parser import HTMLParser
 
+from html_elements import Elements
 from markdown import Markdown
 
 from course_site.cells import render_cell
@@ -13,31 +13,6 @@ from course_site.fences import scan, to_cell
 
 PATH = "lessons/cells.md"
 PAGE = '# C\n\n```pyodide height="8" autorun="true"\n# --- setup ---\nbase = 2\n# --- code ---\nprint(base < 3)\n```\n'
-
-
-class Elements(HTMLParser):
-    """Every element of a fragment in document order: ``(tag, attributes, text inside)``."""
-
-    def __init__(self, html: str) -> None:
-        super().__init__()
-        self.found: list[tuple[str, dict[str, str | None], list[str]]] = []
-        self._open: list[int] = []
-        self.feed(html)
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.found.append((tag, dict(attrs), []))
-        if tag not in ("img", "input"):
-            self._open.append(len(self.found) - 1)
-
-    def handle_endtag(self, tag: str) -> None:
-        self._open.pop()
-
-    def handle_data(self, data: str) -> None:
-        for index in self._open:
-            self.found[index][2].append(data)
-
-    def all(self, tag: str) -> list[tuple[dict[str, str | None], str]]:
-        return [(attrs, "".join(text)) for name, attrs, text in self.found if name == tag]
 
 
 def png(width: int, height: int) -> bytes:
@@ -97,8 +72,11 @@ def test_build_time_output_is_text_and_figures_are_numbered_images():
         Output("figure", "", png(640, 480)),
         Output("stderr", "careful\n"),
         Output("figure", "A sine wave", png(320, 200)),
+        Output("figure", "", png(10, 20)),
     ]
     rendered = render(PAGE, outputs, published)
+    region = [attrs for attrs, _ in rendered.all("div") if attrs.get("class") == "course-cell__output"]
+    assert [(attrs["data-precomputed"], attrs["role"]) for attrs in region] == [("true", "log")]
     assert output_blocks(rendered) == [
         ("course-out course-out--stdout", "<b>not bold</b>\n"),
         ("course-out course-out--stderr", "careful\n"),
@@ -108,6 +86,7 @@ def test_build_time_output_is_text_and_figures_are_numbered_images():
     assert images == [
         ("figures/1.png", "Figure 1", "640", "480", "lazy"),
         ("figures/2.png", "A sine wave", "320", "200", "lazy"),
+        ("figures/3.png", "Figure 3", "10", "20", "lazy"),
     ]
-    assert published == [png(640, 480), png(320, 200)]
-    assert [attrs["class"] for attrs, _ in rendered.all("figure")] == ["course-out course-out--figure"] * 2
+    assert published == [png(640, 480), png(320, 200), png(10, 20)]
+    assert [attrs["class"] for attrs, _ in rendered.all("figure")] == ["course-out course-out--figure"] * 3

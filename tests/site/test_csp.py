@@ -43,3 +43,27 @@ def test_only_scripts_that_run_are_hashed():
     hashed = {name for name, (_, body) in scripts.items() if _hash(body) in script_src}
     assert hashed == {"plain", "module", "javascript"}
     assert len([source for source in script_src if source.startswith("'sha256-")]) == 3
+
+
+def test_the_whole_policy_with_a_cdn_origin():
+    script = "var a = 1"
+    policy = content_security_policy(f"<head><script>{script}</script></head>", "https://cdn.example.org/pyodide/v1/")
+    assert policy.split("; ") == [
+        "default-src 'self'",
+        f"script-src 'self' 'wasm-unsafe-eval' {_hash(script)} https://cdn.example.org",
+        "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data: blob:",
+        "font-src 'self'",
+        "connect-src 'self' https://cdn.example.org",
+        "worker-src 'self'",
+        "object-src 'none'",
+        "base-uri 'self'",
+        "form-action 'none'",
+    ]
+
+
+def test_the_policy_tag_goes_first_in_head_or_nowhere_without_one():
+    page = '<html><head lang="en"><title>t</title></head></html>'
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy(page)}">'
+    assert add_policy(page) == f'<html><head lang="en">{meta}<title>t</title></head></html>'
+    assert add_policy("<p>a fragment</p>") == "<p>a fragment</p>"

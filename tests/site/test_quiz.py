@@ -1,43 +1,13 @@
-"""A quiz's HTML keeps right and wrong apart: the mark, the label and the data the script reads."""
+"""A quiz's HTML: right and wrong kept apart, and the structure that quiz.js and readers without it rely on."""
 
 from __future__ import annotations
 
-from html.parser import HTMLParser
-
 import pytest
+from html_elements import Elements
 
+from course_site.errors import LessonError
 from course_site.fences import scan
 from course_site.quiz import parse_quiz, render_quiz
-
-
-class AnswerList(HTMLParser):
-    """A rendered quiz: its radio values, and ``(data-option, data-correct, label)`` per answer ``<li>``."""
-
-    def __init__(self, html: str) -> None:
-        super().__init__()
-        self.radios: list[str | None] = []
-        self.answers: list[tuple[str, str, str]] = []
-        self._label: list[str] | None = None
-        self.feed(html)
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        found = dict(attrs)
-        if tag == "input" and found.get("type") == "radio":
-            self.radios.append(found["value"])
-        elif tag == "li":
-            self.answers.append((found["data-option"], found["data-correct"], ""))
-        elif tag == "strong" and self.answers and not self.answers[-1][2]:
-            self._label = []
-
-    def handle_data(self, data: str) -> None:
-        if self._label is not None:
-            self._label.append(data)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "strong" and self._label is not None:
-            option, correct, _ = self.answers[-1]
-            self.answers[-1] = (option, correct, "".join(self._label))
-            self._label = None
 
 
 def quiz_page(mark: str) -> str:
@@ -47,6 +17,14 @@ def quiz_page(mark: str) -> str:
         f"- [{mark}] Second.\n    Why the second.\n"
         "- [ ] Third.\n    Why not the third.\n```\n"
     )
+
+
+def answers(html: str) -> list[tuple[str | None, str | None, str]]:
+    """``(data-option, data-correct, label)`` of each answer in the details block."""
+    rendered = Elements(html)
+    labels = [text for _, text in rendered.all("strong")]
+    items = [attrs for attrs, _ in rendered.all("li")]
+    return [(item["data-option"], item["data-correct"], label) for item, label in zip(items, labels, strict=True)]
 
 
 @pytest.mark.parametrize("mark", ["x", "X"])
@@ -61,6 +39,84 @@ def test_x_of_either_case_marks_the_one_right_option(mark):
 
 def test_only_the_right_option_is_rendered_right():
     html = render_quiz(parse_quiz(scan(quiz_page("x"), "lessons/q.md")[0]), 1)
-    rendered = AnswerList(html)
-    assert rendered.radios == ["0", "1", "2"]
-    assert rendered.answers == [("0", "false", "Wrong: "), ("1", "true", "Right: "), ("2", "false", "Wrong: ")]
+    assert answers(html) == [("0", "false", "Wrong: "), ("1", "true", "Right: "), ("2", "false", "Wrong: ")]
+
+
+MATH_QUIZ = """\
+```quiz
+Which is *right*?
+Second line of the question.
+
+- [ ] $x^2$ of the first
+    Why not the first.
+
+    A second paragraph.
+- [x] **Second**
+    Why the second.
+```
+"""
+
+
+def test_the_form_is_radios_in_a_fieldset_then_feedback_then_every_answer():
+    rendered = Elements(render_quiz(parse_quiz(scan(MATH_QUIZ, "lessons/q.md")[0]), 3))
+
+    def radio(value: str) -> list[tuple[str, dict[str, str | None]]]:
+        return [
+            ("div", {"class": "course-quiz__option"}),
+            ("input", {"type": "radio", "id": f"quiz-3-{value}", "name": "quiz-3", "value": value}),
+            ("label", {"for": f"quiz-3-{value}"}),
+        ]
+
+    assert rendered.tree() == [
+        ("form", {"class": "course-quiz", "id": "quiz-3", "novalidate": None}),
+        ("fieldset", {}),
+        ("legend", {"class": "course-quiz__question"}),
+        ("em", {}),
+        *radio("0"),
+        ("span", {"class": "arithmatex"}),
+        *radio("1"),
+        ("strong", {}),
+        ("div", {"class": "course-quiz__feedback", "role": "status", "aria-live": "polite"}),
+        ("details", {"class": "course-quiz__answers"}),
+        ("summary", {}),
+        ("ol", {}),
+        ("li", {"data-option": "0", "data-correct": "false"}),
+        ("p", {}),
+        ("strong", {}),
+        ("span", {"class": "arithmatex"}),
+        ("div", {"class": "course-quiz__why"}),
+        ("p", {}),
+        ("p", {}),
+        ("li", {"data-option": "1", "data-correct": "true"}),
+        ("p", {}),
+        ("strong", {}),
+        ("strong", {}),
+        ("div", {"class": "course-quiz__why"}),
+        ("p", {}),
+    ]
+    texts = {name: [text for _, text in rendered.all(name)] for name in ("legend", "label", "summary", "p")}
+    assert texts["legend"] == ["Which is right?\nSecond line of the question."]
+    assert texts["label"] == ["\\(x^2\\) of the first", "Second"]
+    assert texts["summary"] == ["Answers and explanations"]
+    assert texts["p"] == [
+        "Wrong: \\(x^2\\) of the first",
+        "Why not the first.",
+        "A second paragraph.",
+        "Right: Second",
+        "Why the second.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("page", "where", "message"),
+    [
+        ("```quiz shuffle\nQ?\n- [x] a\n    why\n- [ ] b\n    why\n```\n", 1, "a ```quiz fence takes no options"),
+        ("```quiz\nQ?\n- [x] a\n    why\nnot indented\n- [ ] b\n    why\n```\n", 5, "text after the options must"),
+        ("```quiz\nQ?\n- [x] a\n- [ ] b\n    why\n```\n", 3, "every option needs an explanation"),
+    ],
+)
+def test_a_bad_quiz_is_reported_at_its_line(page, where, message):
+    with pytest.raises(LessonError) as caught:
+        parse_quiz(scan(page, "lessons/q.md")[0])
+    assert (caught.value.path, caught.value.line) == ("lessons/q.md", where)
+    assert str(caught.value).startswith(f"lessons/q.md:{where}: {message}")
