@@ -135,3 +135,40 @@ def test_cosine_similarity_normalises_short_rows_and_stays_in_range() -> None:
     # [1, 1, 1] / |[1, 1, 1]| dotted with itself rounds to 1.0000000000000002 before clipping.
     sim = plot.cosine_similarity([[1.0, 1.0, 1.0], [-1.0, -1.0, -1.0]])
     assert sim.max() == 1.0 and sim.min() == -1.0
+
+
+def test_compare_draws_what_its_arguments_ask_for() -> None:
+    from posenc import LearnedEmbedding, rope
+
+    fig = plot.compare(6, 8, seed=5, base=100.0)
+    sinusoidal_panel, learned_panel, rope_panel = (ax.images[0].get_array() for ax in fig.axes[:3])
+    np.testing.assert_array_equal(sinusoidal_panel, sinusoidal(6, 8, base=100.0))
+    np.testing.assert_array_equal(learned_panel, LearnedEmbedding(6, 8, seed=5).table)
+    q, k = np.random.default_rng(5).normal(size=(2, 8))
+    scores = rope(np.tile(q, (6, 1)), base=100.0) @ rope(np.tile(k, (6, 1)), base=100.0).T / np.sqrt(8)
+    np.testing.assert_allclose(rope_panel, scores, rtol=1e-12)
+    assert (fig.axes[2].get_xlabel(), fig.axes[2].get_ylabel()) == ("key position n", "query position m")
+    assert fig.get_suptitle().startswith("Positional encodings: fixed waves")
+    assert len(fig.axes) == 6  # three panels, three colorbars
+    lefts = [ax.get_position().x0 for ax in fig.axes[:3]]
+    assert lefts == sorted(lefts) and len({ax.get_position().y0 for ax in fig.axes[:3]}) == 1  # side by side
+    for ax in fig.axes:
+        box = ax.get_position()
+        assert 0 <= box.x0 < box.x1 <= 1 and 0 <= box.y0 < box.y1 <= 1  # nothing drawn off the figure
+
+
+def test_compare_accepts_one_position_and_names_bad_arguments() -> None:
+    assert plot.compare(1, 4).axes[0].images[0].get_array().shape == (1, 4)
+    with pytest.raises(ValueError, match=r"^n_positions "):
+        plot.compare(-1, 8)
+    with pytest.raises(TypeError, match=r"^seed "):
+        plot.compare(4, 8, seed=1.5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"^base "):
+        plot.compare(4, 8, base=0.0)
+
+
+@pytest.mark.filterwarnings("ignore:Attempting to set identical low and high ylims")  # matplotlib, on 0 rows
+def test_heatmap_of_an_empty_matrix_and_its_pixels() -> None:
+    assert plot.heatmap(np.zeros((0, 3))).axes[0].images[0].get_clim() == (-1.0, 1.0)
+    ax = plot.heatmap(np.ones((2, 9))).axes[0]
+    assert ax.get_aspect() == "auto" and ax.images[0].get_interpolation() == "nearest"
