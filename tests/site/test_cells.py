@@ -55,8 +55,12 @@ def test_the_cell_carries_its_code_setup_options_and_origin():
         "data-source-file": PATH,
         "data-packages": "numpy matplotlib",
     }
+    assert root["class"] == "course-cell"
     assert [text for _, text in rendered.all("code")] == ["print(base < 3)\n"]
-    assert [text for _, text in rendered.all("p")][-1] == "About 17 MB."
+    static = [attrs for attrs, _ in rendered.all("div") if attrs.get("class") == "course-cell__static"]
+    assert len(static) == 1
+    assert ({"class": "nb"}, "print") in rendered.all("span")  # highlighted as Python: a builtin
+    assert rendered.all("p")[-1] == ({"class": "course-cell__note"}, "About 17 MB.")
     assert output_blocks(rendered) == [] and rendered.all("figure") == []
 
 

@@ -40,6 +40,7 @@ def test_an_error_in_the_setup_is_reported_at_the_setup_line(runner):
         runner.run(cells_of(page))
     assert caught.value.line == 6
     assert f'File "{PATH}", line 6' in caught.value.detail
+    assert str(caught.value) == f"{PATH}:6: cell 1 of the page raised\n{caught.value.detail}"
 
 
 def test_an_error_after_blank_lines_is_reported_at_its_line(runner):

@@ -107,12 +107,27 @@ def test_the_form_is_radios_in_a_fieldset_then_feedback_then_every_answer():
     ]
 
 
+ONE_RIGHT = "a quiz needs exactly one right option marked '- [x]'"
+
+
 @pytest.mark.parametrize(
     ("page", "where", "message"),
     [
         ("```quiz shuffle\nQ?\n- [x] a\n    why\n- [ ] b\n    why\n```\n", 1, "a ```quiz fence takes no options"),
         ("```quiz\nQ?\n- [x] a\n    why\nnot indented\n- [ ] b\n    why\n```\n", 5, "text after the options must"),
         ("```quiz\nQ?\n- [x] a\n- [ ] b\n    why\n```\n", 3, "every option needs an explanation"),
+        ("```quiz\n- [x] a\n    why\n- [ ] b\n    why\n```\n", 1, "the quiz has no question before its options"),
+        ("```quiz\nQ?\n- [x] a\n    why\n```\n", 1, "a quiz needs at least two options written as '- [ ] text'"),
+        (
+            "```quiz\nQ?\n- [ ] a\n    why\n- [ ] b\n    why\n```\n",
+            1,
+            "a quiz needs exactly one right option marked '- [x]', found 0",
+        ),
+        (
+            "```quiz\nQ?\n- [x] a\n    why\n- [x] b\n    why\n```\n",
+            1,
+            "a quiz needs exactly one right option marked '- [x]', found 2",
+        ),
     ],
 )
 def test_a_bad_quiz_is_reported_at_its_line(page, where, message):
@@ -120,3 +135,11 @@ def test_a_bad_quiz_is_reported_at_its_line(page, where, message):
         parse_quiz(scan(page, "lessons/q.md")[0])
     assert (caught.value.path, caught.value.line) == ("lessons/q.md", where)
     assert str(caught.value).startswith(f"lessons/q.md:{where}: {message}")
+
+
+def test_explanations_may_be_indented_with_a_tab_and_keep_code_blocks():
+    page = "```quiz\nQ?\n- [x] a\n\tWhy a.\n- [ ] b\n    Why not, in code:\n\n        b = 1\n```\n"
+    quiz = parse_quiz(scan(page, "lessons/q.md")[0])
+    assert [option.explanation for option in quiz.options] == [["Why a."], ["Why not, in code:", "", "    b = 1"]]
+    codes = [text for _, text in Elements(render_quiz(quiz, 1)).all("code")]
+    assert codes == ["b = 1\n"]
