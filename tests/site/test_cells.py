@@ -16,8 +16,9 @@ PAGE = '# C\n\n```pyodide height="8" autorun="true"\n# --- setup ---\nbase = 2\n
 
 
 def png(width: int, height: int) -> bytes:
-    """The start of a PNG: signature and IHDR chunk, which is all the size is read from."""
-    return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + struct.pack(">II", width, height)
+    """The start of a PNG: signature and IHDR chunk (whose start is all the size is read from)."""
+    header = struct.pack(">II", width, height) + bytes([8, 6, 0, 0, 0])  # 8-bit RGBA
+    return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + header + b"\0\0\0\0"  # CRC not read
 
 
 def render(page: str, outputs: list[Output], published: list[bytes] | None = None) -> Elements:

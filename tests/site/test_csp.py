@@ -67,3 +67,6 @@ def test_the_policy_tag_goes_first_in_head_or_nowhere_without_one():
     meta = f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy(page)}">'
     assert add_policy(page) == f'<html><head lang="en">{meta}<title>t</title></head></html>'
     assert add_policy("<p>a fragment</p>") == "<p>a fragment</p>"
+    served = add_policy(page, "https://cdn.example.org/pyodide/", serving=True)
+    expected = content_security_policy(page, "https://cdn.example.org/pyodide/", serving=True)
+    assert f'content="{expected}"' in served and "'unsafe-inline' https://cdn.example.org;" in served

@@ -116,6 +116,8 @@ ONE_RIGHT = "a quiz needs exactly one right option marked '- [x]'"
         ("```quiz shuffle\nQ?\n- [x] a\n    why\n- [ ] b\n    why\n```\n", 1, "a ```quiz fence takes no options"),
         ("```quiz\nQ?\n- [x] a\n    why\nnot indented\n- [ ] b\n    why\n```\n", 5, "text after the options must"),
         ("```quiz\nQ?\n- [x] a\n- [ ] b\n    why\n```\n", 3, "every option needs an explanation"),
+        ("```quiz\nQ?\n- [x] a\n\n\n- [ ] b\n    why\n```\n", 3, "every option needs an explanation"),
+        ("```quiz\n\n\n- [x] a\n    why\n- [ ] b\n    why\n```\n", 1, "the quiz has no question before its options"),
         ("```quiz\n- [x] a\n    why\n- [ ] b\n    why\n```\n", 1, "the quiz has no question before its options"),
         ("```quiz\nQ?\n- [x] a\n    why\n```\n", 1, "a quiz needs at least two options written as '- [ ] text'"),
         (
