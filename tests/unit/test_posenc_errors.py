@@ -244,6 +244,15 @@ def test_self_attention_names_the_weight_that_is_wrong(name: str) -> None:
         self_attention(x, **{**weights, name: np.ones(6)})
 
 
+@pytest.mark.parametrize("name", ["q", "k"])
+def test_attention_weights_names_a_query_or_key_that_is_not_a_matrix(name: str) -> None:
+    arrays = {"q": np.ones((2, 3)), "k": np.ones((2, 3))}
+    with pytest.raises(ValueError, match=rf"^{name} must have at least 2 dimensions"):
+        attention_weights(**{**arrays, name: np.ones(3)})
+    with pytest.raises(TypeError, match=rf"^{name} must be a real numeric array"):
+        attention_weights(**{**arrays, name: [["a", "b", "c"]]})
+
+
 def test_frequencies_and_alibi_bias_name_their_parameters() -> None:
     with pytest.raises(ValueError, match=r"^base must be a positive finite number"):
         frequencies(8, base=0.0)

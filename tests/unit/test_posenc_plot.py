@@ -128,6 +128,10 @@ def test_similarity_figure_has_fixed_limits_sharp_pixels_and_a_colorbar() -> Non
     assert len(fig.axes) == 2 and image.colorbar is not None and image.colorbar.ax is fig.axes[1]
     assert (ax.get_xlabel(), ax.get_ylabel()) == ("position", "position")
     assert ax.title.get_position()[1] == 1.0
+    for box in (axes.get_position() for axes in fig.axes):
+        assert 0 <= box.x0 < box.x1 <= 1 and 0 <= box.y0 < box.y1 <= 1  # nothing drawn off the figure
+    # Fixed limits, not the data's: an all-zero matrix still maps 0 to the middle of [-1, 1].
+    assert plot.similarity(np.zeros((2, 2))).axes[0].images[0].get_clim() == (-1.0, 1.0)
 
 
 def test_cosine_similarity_normalises_short_rows_and_stays_in_range() -> None:
@@ -172,3 +176,4 @@ def test_heatmap_of_an_empty_matrix_and_its_pixels() -> None:
     assert plot.heatmap(np.zeros((0, 3))).axes[0].images[0].get_clim() == (-1.0, 1.0)
     ax = plot.heatmap(np.ones((2, 9))).axes[0]
     assert ax.get_aspect() == "auto" and ax.images[0].get_interpolation() == "nearest"
+    assert ax.title.get_position()[1] == 1.0
