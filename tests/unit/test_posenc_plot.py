@@ -163,6 +163,10 @@ def test_compare_draws_what_its_arguments_ask_for() -> None:
 
 def test_compare_accepts_one_position_and_names_bad_arguments() -> None:
     assert plot.compare(1, 4).axes[0].images[0].get_array().shape == (1, 4)
+    from posenc import LearnedEmbedding
+
+    learned = plot.compare(4, 4).axes[1].images[0].get_array()
+    np.testing.assert_array_equal(learned, LearnedEmbedding(4, 4, seed=0).table)  # the documented default seed
     with pytest.raises(ValueError, match=r"^n_positions "):
         plot.compare(-1, 8)
     with pytest.raises(TypeError, match=r"^seed "):
