@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1:8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve site test assets browser node test-tools lint format bench editor clean
+.PHONY: serve site test assets browser node test-tools lint format bench mutation editor clean
 
 $(STAMP): pyproject.toml src/course_site/pyproject.toml requirements/constraints.txt
 	@$(PYTHON) scripts/check_python.py
@@ -56,9 +56,19 @@ bench: assets browser node
 	$(BIN)/python benchmarks/bench_posenc.py
 	$(BIN)/python benchmarks/first_output.py
 
+## mutation: the share of mutants of posenc and of the plugin's Python that the tests catch (a report, like
+## bench; niced, not part of `make test`). `$(BIN)/mutmut results` in ., src/course_site lists the survivors.
+mutation: $(STAMP)
+	nice -n 19 $(BIN)/mutmut run --max-children 2
+	$(BIN)/mutmut export-cicd-stats
+	mkdir -p src/course_site/mutants && ln -sfn ../../../tests src/course_site/mutants/tests
+	cd src/course_site && nice -n 19 ../../$(BIN)/mutmut run --max-children 2
+	cd src/course_site && ../../$(BIN)/mutmut export-cicd-stats
+	$(BIN)/python scripts/mutation_score.py
+
 ## editor: rebuild the vendored CodeMirror bundle (needs Node.js and npm)
 editor:
 	cd src/course_site/editor && npm ci && node build.mjs
 
 clean:
-	rm -rf site .cache .pytest_cache
+	rm -rf site .cache .pytest_cache mutants src/course_site/mutants

@@ -18,10 +18,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from axe_fixture import audit, axe_source, pages_with_cells, report
-from runner_fixture import FINAL_STATE, LESSONS, LOAD_TIMEOUT_MS, guarded_page, run, wait_for_editor
-
-pytest.importorskip("playwright")
 from playwright.sync_api import expect
+from runner_fixture import FINAL_STATE, LESSONS, LOAD_TIMEOUT_MS, guarded_page, run, wait_for_editor
 
 pytestmark = pytest.mark.browser
 

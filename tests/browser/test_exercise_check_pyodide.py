@@ -19,9 +19,7 @@ import pytest
 from course_site.exercises import parse_exercises
 from course_site.fences import scan
 
-pytest.importorskip("playwright")
-
-pytestmark = [pytest.mark.browser, pytest.mark.pyodide]
+pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
 PY_DIR = ROOT / "src/course_site/course_site/assets/py"

@@ -22,10 +22,8 @@ from course_site.exercises import Exercise, parse_exercises
 from course_site.fences import scan
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
-from runner_fixture import LESSON, LESSONS, LOAD_TIMEOUT_MS, get_code, guarded_page, run, set_code, wait_for_editor
-
-pytest.importorskip("playwright")
 from playwright.sync_api import expect
+from runner_fixture import LESSON, LESSONS, LOAD_TIMEOUT_MS, get_code, guarded_page, run, set_code, wait_for_editor
 
 pytestmark = pytest.mark.browser
 

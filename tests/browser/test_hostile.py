@@ -1,34 +1,33 @@
 """Hostile input in the page: output stays data, the main thread stays free, Reset mid-run.
 
-Durations are printed (run with ``-s`` to see them) rather than asserted: the
-machine is shared, so the checks are about what happens, not how fast.
+The machine is shared, so the checks are about what happens, not how fast.
 """
 
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
-from runner_fixture import LOAD_TIMEOUT_MS, get_code, guarded_page, make_fixture_site, run
-
-pytest.importorskip("playwright")
 from playwright.sync_api import expect
+from runner_fixture import LOAD_TIMEOUT_MS, get_code, guarded_page, make_fixture_site, run
 
 pytestmark = pytest.mark.browser
 
-# Counts main-thread timer ticks for a while and reports the longest gap between two.
-MAIN_THREAD_PROBE = """async (ms) => {
-    const gaps = [];
-    let last = performance.now();
-    const timer = setInterval(() => { const now = performance.now(); gaps.push(now - last); last = now; }, 10);
-    await new Promise((done) => setTimeout(done, ms));
-    clearInterval(timer);
-    return { ticks: gaps.length, longest: Math.max(...gaps) };
-}"""
+# Lets a page timer tick ten times, then returns the cell's state: "running" means the page's
+# thread kept handling events while Python ran (a page thread held by Python would fire no timer).
+TICKS_THEN_STATE = """(cell) => new Promise((done) => {
+    let ticks = 0;
+    const timer = setInterval(() => {
+        ticks += 1;
+        if (ticks === 10) {
+            clearInterval(timer);
+            done(document.querySelector(cell).dataset.state);
+        }
+    }, 10);
+})"""
 
 
 @pytest.fixture(scope="module")
@@ -48,22 +47,17 @@ def test_printed_html_and_script_stay_text(page):
     assert page.evaluate("window.__pwned") is None
 
 
-def test_main_thread_stays_free_during_an_endless_loop_and_a_flood(page):
-    run(page, "#cell-5", "while True:\n    pass", wait=False)
+@pytest.mark.parametrize(
+    "endless",
+    ["while True:\n    pass", "i = 0\nwhile True:\n    print(i)\n    i += 1"],
+    ids=["loop", "flood"],
+)
+def test_main_thread_stays_free_while_python_loops_or_floods_the_output(page, endless):
+    run(page, "#cell-5", endless, wait=False)
     expect(page.locator("#cell-5")).to_have_attribute("data-state", "running", timeout=LOAD_TIMEOUT_MS)
-    loop = page.evaluate(MAIN_THREAD_PROBE, 1500)
-    started = time.monotonic()
+    assert page.evaluate(TICKS_THEN_STATE, "#cell-5") == "running"
     page.locator("#cell-5 .course-cell__button--stop").click()
     expect(page.locator("#cell-5")).to_have_attribute("data-state", "stopped", timeout=30_000)
-    stop_s = time.monotonic() - started
-
-    run(page, "#cell-6", "for i in range(10**6):\n    print(i)", wait=False)
-    expect(page.locator("#cell-6")).to_have_attribute("data-state", "running", timeout=LOAD_TIMEOUT_MS)
-    flood = page.evaluate(MAIN_THREAD_PROBE, 1500)
-    expect(page.locator("#cell-6")).to_have_attribute("data-state", "done", timeout=LOAD_TIMEOUT_MS)
-    print(f"\nStop took {stop_s:.2f} s; main thread while Python loops: {loop}; while it floods: {flood}")
-    # Timers kept firing: the page answered all along (the longest gap is reported above).
-    assert loop["ticks"] > 20 and flood["ticks"] > 20
 
 
 def test_reset_during_a_run_leaves_a_consistent_cell(page):

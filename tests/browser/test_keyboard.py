@@ -16,10 +16,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
-from runner_fixture import LESSON, LOAD_TIMEOUT_MS, get_code, guarded_page
-
-pytest.importorskip("playwright")
 from playwright.sync_api import expect
+from runner_fixture import LESSON, LOAD_TIMEOUT_MS, get_code, guarded_page
 
 pytestmark = pytest.mark.browser
 

@@ -11,10 +11,8 @@ from urllib.parse import urlsplit
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
-from runner_fixture import LESSON, LOAD_TIMEOUT_MS, PYODIDE_VERSION, guarded_page, run
-
-pytest.importorskip("playwright")
 from playwright.sync_api import expect
+from runner_fixture import LESSON, LOAD_TIMEOUT_MS, PYODIDE_VERSION, guarded_page, run
 
 pytestmark = pytest.mark.browser
 

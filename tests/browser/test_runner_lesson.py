@@ -12,10 +12,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
-from runner_fixture import LESSONS, LOAD_TIMEOUT_MS, guarded_page, run
-
-pytest.importorskip("playwright")
 from playwright.sync_api import expect
+from runner_fixture import LESSONS, LOAD_TIMEOUT_MS, guarded_page, run
 
 pytestmark = pytest.mark.browser
 

@@ -8,10 +8,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
-from runner_fixture import LOAD_TIMEOUT_MS, guarded_page, make_fixture_site, run
-
-pytest.importorskip("playwright")
 from playwright.sync_api import expect
+from runner_fixture import LOAD_TIMEOUT_MS, guarded_page, make_fixture_site, run
 
 pytestmark = pytest.mark.browser
 

@@ -1,24 +1,60 @@
-"""Quizzes: feedback on choosing an option (keyboard only), independent quizzes, no-JS view."""
+"""Quizzes as the plugin renders them: feedback on choosing an option (keyboard only), independent
+quizzes, the verdict the Markdown's ``[x]`` gives, and the no-JS view."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent / "fixture"))
-from runner_fixture import make_fixture_site
+from course_site.fences import QUIZ, scan
+from course_site.quiz import parse_quiz, render_quiz
 
-pytest.importorskip("playwright")
+sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from playwright.sync_api import expect
+from runner_fixture import LESSONS, make_fixture_site
 
 pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+# The fixture page's two quizzes, as an author writes them; the plugin's HTML replaces the page's forms.
+QUIZZES = [
+    """\
+Which operation mixes information *between* positions?
+
+- [ ] The feed-forward layer
+    It is applied to each position **separately**.
+- [x] Self-attention
+    Each output is a weighted mix of *all* positions' values.
+- [ ] Layer normalisation
+    It normalises each position's vector on its own.
+""",
+    """\
+What does `np.arange(3).sum()` return?
+
+- [x] `3`
+    0 + 1 + 2 = 3.
+- [ ] `6`
+    That would be `np.arange(4).sum()`.
+""",
+]
+FORM = re.compile(r'<form class="course-quiz" id="quiz-(?P<number>\d+)".*?</form>', re.DOTALL)
+
+
+def rendered_quiz(number: int) -> str:
+    block = scan(f"```quiz\n{QUIZZES[number - 1]}```\n", "fixture/quizzes.md")[0]
+    return render_quiz(parse_quiz(block), number)
 
 
 @pytest.fixture(scope="module")
 def fixture_url(built_site, serve, tmp_path_factory):
     folder = make_fixture_site(built_site, tmp_path_factory.mktemp("quiz") / "site")
+    page = folder / "fixture" / "index.html"
+    html, replaced = FORM.subn(lambda form: rendered_quiz(int(form["number"])), page.read_text())
+    assert replaced == len(QUIZZES)
+    page.write_text(html)
     return serve(folder) + "fixture/"
 
 
@@ -83,3 +119,17 @@ def test_without_javascript_cells_read_as_code_and_output(open_page, fixture_url
     expect(page.locator(".course-cell__button--run")).to_have_count(7)
     expect(page.locator("#cell-1 .course-cell__label")).to_be_hidden()
     expect(page.locator(".course-quiz__answers")).to_have_count(2)
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_each_option_of_a_lessons_quiz_gets_the_verdict_its_markdown_gives(open_page, site_server, lesson):
+    source = (ROOT / f"{lesson.rstrip('/')}.md").read_text(encoding="utf-8")
+    quizzes = [parse_quiz(block) for block in scan(source, lesson) if block.lang == QUIZ]
+    page = open_page(site_server + lesson)
+    for number, quiz in enumerate(quizzes, start=1):
+        form = page.locator(f"#quiz-{number}")
+        expect(form).to_have_attribute("data-course-quiz", "ready")
+        for index, option in enumerate(quiz.options):
+            page.locator(f"#quiz-{number}-{index}").check()
+            verdict = "Correct." if option.correct else "Not quite."
+            expect(form.locator(".course-quiz__verdict strong")).to_have_text(verdict)

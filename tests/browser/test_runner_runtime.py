@@ -184,7 +184,8 @@ def test_recursion_error_is_a_short_traceback(runtime):
 
 @pytest.fixture
 def plt():
-    matplotlib = pytest.importorskip("matplotlib")
+    import matplotlib
+
     matplotlib.use("agg")
     import matplotlib.pyplot as plt
 

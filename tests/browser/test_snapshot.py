@@ -33,11 +33,9 @@ sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 sys.path.insert(0, str(Path(__file__).parents[1]))
 sys.path.insert(0, str(Path(__file__).parent))
 from conftest import CHROMIUM_ARGS, chromium_path
+from playwright.sync_api import expect
 from runner_fixture import LESSON, LOAD_TIMEOUT_MS, PYODIDE_VERSION, run
 from test_runner_lesson import check_cells_run_like_at_build_time
-
-pytest.importorskip("playwright")
-from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 

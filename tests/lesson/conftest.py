@@ -47,7 +47,8 @@ def run_cells(cells: list[Cell]) -> LessonRun:
 
     Print options and figures are restored afterwards, so other tests see none of it.
     """
-    matplotlib = pytest.importorskip("matplotlib")
+    import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

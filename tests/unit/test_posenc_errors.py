@@ -5,7 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from posenc import attention, attention_weights, causal_mask, rope, rope_frequencies, self_attention, sinusoidal
+from posenc import (
+    alibi_bias,
+    attention,
+    attention_weights,
+    causal_mask,
+    frequencies,
+    rope,
+    rope_frequencies,
+    self_attention,
+    sinusoidal,
+)
 
 nan, inf = float("nan"), float("inf")
 
@@ -220,6 +230,40 @@ def test_self_attention_projection_shapes() -> None:
         self_attention(np.ones(6), w, w, w)
 
 
+@pytest.mark.parametrize("name", ["w_q", "w_k", "w_v"])
+def test_self_attention_names_the_weight_that_is_wrong(name: str) -> None:
+    x, good = np.ones((2, 5, 6)), np.ones((6, 4))
+    weights = {"w_q": good, "w_k": good, "w_v": good}
+    with pytest.raises(ValueError) as caught:
+        self_attention(x, **{**weights, name: np.ones((5, 4))})
+    assert str(caught.value) == (
+        f"{name} must have shape (d_model, d_out) with d_model = x.shape[-1] = 6, "
+        f"got {name}.shape=(5, 4) for x.shape=(2, 5, 6)"
+    )
+    with pytest.raises(ValueError, match=f"^{name} must have at least 2 dimensions"):
+        self_attention(x, **{**weights, name: np.ones(6)})
+
+
+@pytest.mark.parametrize("name", ["q", "k"])
+def test_attention_weights_names_a_query_or_key_that_is_not_a_matrix(name: str) -> None:
+    arrays = {"q": np.ones((2, 3)), "k": np.ones((2, 3))}
+    with pytest.raises(ValueError, match=rf"^{name} must have at least 2 dimensions"):
+        attention_weights(**{**arrays, name: np.ones(3)})
+    with pytest.raises(TypeError, match=rf"^{name} must be a real numeric array"):
+        attention_weights(**{**arrays, name: [["a", "b", "c"]]})
+
+
+def test_frequencies_and_alibi_bias_name_their_parameters() -> None:
+    with pytest.raises(ValueError, match=r"^base must be a positive finite number"):
+        frequencies(8, base=0.0)
+    with pytest.raises(TypeError, match=r"^base "):
+        frequencies(8, base="10000")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"^seq_len "):
+        alibi_bias(2, -1)
+    with pytest.raises(TypeError, match=r"^seq_len "):
+        alibi_bias(2, 2.0)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(("n", "error"), [(-1, ValueError), (2.0, TypeError), (True, TypeError)])
 def test_causal_mask_bad_n(n: object, error: type[Exception]) -> None:
     with pytest.raises(error, match="n must be"):
@@ -304,5 +348,9 @@ def test_rope_frequencies_type_specific_limits() -> None:
         rope_frequencies(2, scaling={"rope_type": "ntk", "factor": 2.0})
     with pytest.raises(ValueError, match="base must be > 1 for rope_type 'yarn'"):
         rope_frequencies(8, base=0.5, scaling=YARN)
+    with pytest.raises(ValueError, match="base must be > 1 for rope_type 'yarn'"):
+        rope_frequencies(8, base=1.0, scaling=YARN)
+    frequencies_above_the_limit, _ = rope_frequencies(8, base=1.5, scaling=YARN)
+    assert np.isfinite(frequencies_above_the_limit).all()
     with pytest.raises(ValueError, match="base must be a positive finite number"):
         rope_frequencies(8, base=-1.0)

@@ -153,3 +153,68 @@ def test_drawing_into_given_axes_leaves_the_figures_alt_text_alone() -> None:
     bare, ax = plt.subplots()
     plot.heatmap(sinusoidal(4, 4), ax=ax)
     assert not hasattr(bare, "alt_text")
+
+
+def test_similarity_figure_has_fixed_limits_sharp_pixels_and_a_colorbar() -> None:
+    fig = plot.similarity(sinusoidal(12, 8))
+    ax = fig.axes[0]
+    image = ax.images[0]
+    assert image.get_clim() == (-1.0, 1.0)
+    assert image.get_cmap().name == "RdBu_r"
+    assert image.get_interpolation() == "nearest"
+    assert len(fig.axes) == 2 and image.colorbar is not None and image.colorbar.ax is fig.axes[1]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("position", "position")
+    assert ax.title.get_position()[1] == 1.0
+    for box in (axes.get_position() for axes in fig.axes):
+        assert 0 <= box.x0 < box.x1 <= 1 and 0 <= box.y0 < box.y1 <= 1  # nothing drawn off the figure
+    # Fixed limits, not the data's: an all-zero matrix still maps 0 to the middle of [-1, 1].
+    assert plot.similarity(np.zeros((2, 2))).axes[0].images[0].get_clim() == (-1.0, 1.0)
+
+
+def test_cosine_similarity_normalises_short_rows_and_stays_in_range() -> None:
+    np.testing.assert_array_equal(plot.cosine_similarity([[0.1, 0.0], [0.0, 0.2]]), np.eye(2))
+    # [1, 1, 1] / |[1, 1, 1]| dotted with itself rounds to 1.0000000000000002 before clipping.
+    sim = plot.cosine_similarity([[1.0, 1.0, 1.0], [-1.0, -1.0, -1.0]])
+    assert sim.max() == 1.0 and sim.min() == -1.0
+
+
+def test_compare_draws_what_its_arguments_ask_for() -> None:
+    from posenc import LearnedEmbedding, rope
+
+    fig = plot.compare(6, 8, seed=5, base=100.0)
+    sinusoidal_panel, learned_panel, rope_panel = (ax.images[0].get_array() for ax in fig.axes[:3])
+    np.testing.assert_array_equal(sinusoidal_panel, sinusoidal(6, 8, base=100.0))
+    np.testing.assert_array_equal(learned_panel, LearnedEmbedding(6, 8, seed=5).table)
+    q, k = np.random.default_rng(5).normal(size=(2, 8))
+    scores = rope(np.tile(q, (6, 1)), base=100.0) @ rope(np.tile(k, (6, 1)), base=100.0).T / np.sqrt(8)
+    np.testing.assert_allclose(rope_panel, scores, rtol=1e-12)
+    assert (fig.axes[2].get_xlabel(), fig.axes[2].get_ylabel()) == ("key position n", "query position m")
+    assert fig.get_suptitle().startswith("Positional encodings: fixed waves")
+    assert len(fig.axes) == 6  # three panels, three colorbars
+    lefts = [ax.get_position().x0 for ax in fig.axes[:3]]
+    assert lefts == sorted(lefts) and len({ax.get_position().y0 for ax in fig.axes[:3]}) == 1  # side by side
+    for ax in fig.axes:
+        box = ax.get_position()
+        assert 0 <= box.x0 < box.x1 <= 1 and 0 <= box.y0 < box.y1 <= 1  # nothing drawn off the figure
+
+
+def test_compare_accepts_one_position_and_names_bad_arguments() -> None:
+    assert plot.compare(1, 4).axes[0].images[0].get_array().shape == (1, 4)
+    from posenc import LearnedEmbedding
+
+    learned = plot.compare(4, 4).axes[1].images[0].get_array()
+    np.testing.assert_array_equal(learned, LearnedEmbedding(4, 4, seed=0).table)  # the documented default seed
+    with pytest.raises(ValueError, match=r"^n_positions "):
+        plot.compare(-1, 8)
+    with pytest.raises(TypeError, match=r"^seed "):
+        plot.compare(4, 8, seed=1.5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"^base "):
+        plot.compare(4, 8, base=0.0)
+
+
+@pytest.mark.filterwarnings("ignore:Attempting to set identical low and high ylims")  # matplotlib, on 0 rows
+def test_heatmap_of_an_empty_matrix_and_its_pixels() -> None:
+    assert plot.heatmap(np.zeros((0, 3))).axes[0].images[0].get_clim() == (-1.0, 1.0)
+    ax = plot.heatmap(np.ones((2, 9))).axes[0]
+    assert ax.get_aspect() == "auto" and ax.images[0].get_interpolation() == "nearest"
+    assert ax.title.get_position()[1] == 1.0

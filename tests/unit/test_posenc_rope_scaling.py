@@ -98,6 +98,9 @@ def test_unscaled_are_theta(head_dim: int, base: float) -> None:
 # --- each rope_type against the port ------------------------------------------------
 
 
+YARN_EQUAL_BETAS = {"rope_type": "yarn", "beta_fast": 1.0, "beta_slow": 1.0}
+
+
 @pytest.mark.parametrize(
     ("head_dim", "base", "scaling"),
     [
@@ -107,6 +110,10 @@ def test_unscaled_are_theta(head_dim: int, base: float) -> None:
         (128, 10000.0, {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 2048}),
         (64, 1e6, {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 8192, "beta_fast": 16.0}),
         (32, 500.0, {"rope_type": "yarn", "factor": 2.0, "original_max_position_embeddings": 512, "beta_slow": 2.0}),
+        # beta_slow so small that the ramp's top is clamped to head_dim - 1
+        (8, 10000.0, {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096, "beta_slow": 1e-5}),
+        # low == high == head_dim - 1: the zero-width ramp that transformers widens by 0.001
+        (8, 10000.0, {**YARN_EQUAL_BETAS, "factor": 4.0, "original_max_position_embeddings": 188_495_559}),
         (
             128,
             10000.0,

@@ -1,0 +1,56 @@
+"""The build's cell runner in this process: where an error is reported, and when a cached output is stale."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from course_site.errors import LessonError
+from course_site.execute import PageRunner
+from course_site.fences import scan, to_cell
+
+ROOT = Path(__file__).resolve().parents[2]
+PATH = "lessons/runner.md"
+
+
+@pytest.fixture
+def runner(tmp_path: Path) -> PageRunner:
+    return PageRunner(tmp_path, [ROOT / "src" / "posenc"], timeout=120, module_hint="module {name!r} is not available")
+
+
+def cells_of(page: str):
+    return [to_cell(block) for block in scan(page, PATH)]
+
+
+def printed(outputs) -> str:
+    return "".join(output.text for output in outputs if output.kind == "stdout")
+
+
+def test_sections_that_start_with_blank_lines_keep_their_file_lines():
+    page = "# L\n\n```pyodide\n# --- setup ---\n\n\nbase = 2\n# --- code ---\n\nprint(base)\n```\n"
+    cell = cells_of(page)[0]
+    lines = page.splitlines()
+    assert lines[cell.setup_line - 1] == "base = 2" and lines[cell.code_line - 1] == "print(base)"
+
+
+def test_an_error_in_the_setup_is_reported_at_the_setup_line(runner):
+    page = "# L\n\n```pyodide\n# --- setup ---\nok = 1\n1 / 0\n# --- code ---\nprint(ok)\n```\n"
+    with pytest.raises(LessonError) as caught:
+        runner.run(cells_of(page))
+    assert caught.value.line == 6
+    assert f'File "{PATH}", line 6' in caught.value.detail
+    assert str(caught.value) == f"{PATH}:6: cell 1 of the page raised\n{caught.value.detail}"
+
+
+def test_an_error_after_blank_lines_is_reported_at_its_line(runner):
+    page = "# L\n\n```pyodide\n\n\nok = 1\n1 / 0\n```\n"
+    with pytest.raises(LessonError) as caught:
+        runner.run(cells_of(page))
+    assert caught.value.line == 7
+
+
+def test_a_changed_setup_runs_the_cell_again(runner):
+    page = "```pyodide\n# --- setup ---\nbase = {}\n# --- code ---\nprint(base)\n```\n"
+    assert printed(runner.run(cells_of(page.format(2)))[0]) == "2\n"
+    assert printed(runner.run(cells_of(page.format(3)))[0]) == "3\n"
