@@ -585,7 +585,8 @@ def test_rope_works_at_any_position():
 
 
 def test_heatmap_and_compare_return_figures():
-    matplotlib = pytest.importorskip("matplotlib")
+    import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.figure import Figure

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import importlib.util
 
+import matplotlib
 import numpy as np
 import pytest
 
 from course_site.execute import PY_ASSETS
 
-matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-import posenc  # noqa: E402
-import posenc.plot  # noqa: E402
+import posenc
+import posenc.plot
 
 
 @pytest.fixture(scope="module")

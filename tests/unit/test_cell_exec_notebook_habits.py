@@ -228,7 +228,8 @@ def test_sys_exit_is_reported_plainly(cell_exec):
 
 @pytest.fixture
 def plt(monkeypatch):
-    matplotlib = pytest.importorskip("matplotlib")
+    import matplotlib
+
     matplotlib.use("agg")
     import matplotlib.pyplot as plt
 

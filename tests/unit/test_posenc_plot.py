@@ -5,17 +5,17 @@ from __future__ import annotations
 import inspect
 from collections.abc import Iterator
 
+import matplotlib
 import numpy as np
 import pytest
 
 from posenc import sinusoidal
 
-matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
 
-from posenc import plot  # noqa: E402
+from posenc import plot
 
 
 @pytest.fixture(autouse=True)

@@ -155,7 +155,8 @@ class FontList:
 
 
 def test_warm_matplotlib_writes_the_font_list_before_importing(bridge, monkeypatch, tmp_path):
-    pytest.importorskip("matplotlib")
+    import matplotlib  # noqa: F401  (a dev dependency, always installed)
+
     target = tmp_path / "fontlist.json"
     monkeypatch.setattr(bridge, "font_list_path", lambda: target)
     monkeypatch.delitem(sys.modules, "matplotlib.font_manager", raising=False)
@@ -180,5 +181,6 @@ def test_warm_matplotlib_once_the_font_manager_is_imported(bridge, monkeypatch):
 
 
 def test_font_list_path_is_beside_matplotlib(bridge):
-    matplotlib = pytest.importorskip("matplotlib")
+    import matplotlib
+
     assert bridge.font_list_path() == Path(matplotlib.__file__).with_name("fontlist.json")
