@@ -17,6 +17,7 @@ import ast
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -29,7 +30,7 @@ SCRIPT = Path(__file__).with_name("precompile_stdlib.mjs")
 OFFICIAL = "python_stdlib.zip"
 WORKER_PYTHON = Path(__file__).parent / "assets" / "py"
 EXTRA_MODULES = ["matplotlib.pyplot"]  # what a first plot imports, beyond the preloaded packages
-FOREIGN_MODULES = {"js", "pyodide", "_course_host", "cell_exec", "__main__"}  # not in the stdlib zip
+FOREIGN_MODULES = {"js", "pyodide", "_course_host", "__main__"}  # not in the stdlib zip
 
 
 class DerivedError(RuntimeError):
@@ -57,7 +58,8 @@ def worker_modules() -> list[str]:
                 names.update(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 names.add(node.module)
-    return sorted(name for name in names if name.split(".")[0] not in FOREIGN_MODULES | {"__future__"})
+    own = {path.stem for path in WORKER_PYTHON.glob("*.py")}  # the worker's own modules, beside each other
+    return sorted(name for name in names if name.split(".")[0] not in FOREIGN_MODULES | own | {"__future__"})
 
 
 def derive(assets: list[pyodide_assets.Asset], lock: Path, packages: list[str], cache_dir: Path) -> DerivedStdlib:
@@ -94,5 +96,11 @@ def _run_script(files: Path, lock: Path, target: Path, packages: list[str], modu
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         Path(partial).unlink(missing_ok=True)
-        raise DerivedError(f"course: {SCRIPT.name} failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
+        raise DerivedError(f"course: {SCRIPT.name} failed (exit {done.returncode}): {_python_error(done.stderr)}")
     os.replace(partial, target)
+
+
+def _python_error(stderr: str) -> str:
+    """The Python exception line of a failed run (Node prints minified Pyodide source around it)."""
+    errors = [line.strip() for line in stderr.splitlines() if re.match(r"\s*\w+(Error|Exception)\b: ", line)]
+    return errors[-1] if errors else stderr.strip().splitlines()[-1][:300] if stderr.strip() else "no message"
