@@ -69,7 +69,8 @@ def test_cells_run_in_the_sites_pyodide_as_a_notebook_with_the_browsers_output_l
     assert first == []
     assert [(o.kind, o.text) for o in awaited] == [("result", "'from cell 1'")]  # one event loop per page
     # plt.show() shows the figure where it is called; Python 3.12 and numpy 2.0.2, as in the browser.
-    assert [(o.kind, o.text) for o in figure] == [("figure", "At show"), ("stdout", "after (3, 12) 2.0.2\n")]
+    shown = [("figure", "Line plot titled “At show”"), ("stdout", "after (3, 12) 2.0.2\n")]
+    assert [(o.kind, o.text) for o in figure] == shown
     assert figure[0].png.startswith(b"\x89PNG")
     # Capped as the worker caps it: 50 lines kept, the notice, the result, then what was dropped.
     kinds = [o.kind for o in flood]

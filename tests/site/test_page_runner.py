@@ -15,8 +15,9 @@ PATH = "lessons/runner.md"
 
 
 @pytest.fixture
-def runner(tmp_path: Path) -> PageRunner:
-    return PageRunner(tmp_path, [ROOT / "src" / "posenc"], timeout=120, module_hint="module {name!r} is not available")
+def runner(make_runner) -> PageRunner:
+    """The build's runner (the site's Pyodide under Node), with a cache of its own."""
+    return make_runner()
 
 
 def cells_of(page: str):

@@ -122,12 +122,12 @@ ONE_RIGHT = "a quiz needs exactly one right option marked '- [x]'"
         ("```quiz\nQ?\n- [x] a\n    why\n```\n", 1, "a quiz needs at least two options written as '- [ ] text'"),
         (
             "```quiz\nQ?\n- [ ] a\n    why\n- [ ] b\n    why\n```\n",
-            1,
+            3,  # the first option: where a '- [x]' belongs
             "a quiz needs exactly one right option marked '- [x]', found 0",
         ),
         (
             "```quiz\nQ?\n- [x] a\n    why\n- [x] b\n    why\n```\n",
-            1,
+            5,  # the second '- [x]'
             "a quiz needs exactly one right option marked '- [x]', found 2",
         ),
     ],
