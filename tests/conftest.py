@@ -116,6 +116,12 @@ def chromium_path() -> str:
 
 
 @pytest.fixture(scope="session")
+def chromium_options() -> dict:
+    """How the tests launch Chromium (``launch`` or ``launch_persistent_context`` keyword arguments)."""
+    return {"executable_path": chromium_path(), "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture(scope="session")
 def browser():
     """One headless Chromium for the session (Debian's, or the one `make browser` chose)."""
     from playwright.sync_api import sync_playwright

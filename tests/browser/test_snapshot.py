@@ -32,12 +32,18 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 sys.path.insert(0, str(Path(__file__).parents[1]))
 sys.path.insert(0, str(Path(__file__).parent))
-from conftest import CHROMIUM_ARGS, chromium_path
 from playwright.sync_api import expect
 from runner_fixture import LESSON, LOAD_TIMEOUT_MS, PYODIDE_VERSION, run
 from test_runner_lesson import check_cells_run_like_at_build_time
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def chromium(browser, chromium_options):
+    """A new browser process for each visit: the session's browser type and the suite's launch options."""
+    return browser.browser_type, chromium_options
+
 
 CACHE = f"course-pyodide-{PYODIDE_VERSION}"
 SNAPSHOT_KEY = f"/pyodide/v{PYODIDE_VERSION}/course-snapshot.bin"
@@ -88,15 +94,16 @@ class Visit:
 
 
 @contextmanager
-def visit(browser, url: str, profile: Path, *, patch: Patch | None = None, quota: int = 0) -> Iterator[Visit]:
+def visit(chromium, url: str, profile: Path, *, patch: Patch | None = None, quota: int = 0) -> Iterator[Visit]:
     """Open ``url`` in a new browser process on ``profile``; only loopback is reachable.
+
+    chromium: (browser type, launch options), the ``chromium`` fixture.
 
     patch: (file name, text, replacement) applied to that Pyodide file as served.
     quota: bytes of storage the origin may use (0: the browser's default).
     """
-    context = browser.browser_type.launch_persistent_context(
-        str(profile), executable_path=chromium_path(), args=CHROMIUM_ARGS
-    )
+    browser_type, options = chromium
+    context = browser_type.launch_persistent_context(str(profile), **options)
     external: list[str] = []
 
     def guard(route) -> None:
@@ -128,9 +135,9 @@ def visit(browser, url: str, profile: Path, *, patch: Patch | None = None, quota
     assert not external, f"requests left 127.0.0.1: {external}"
 
 
-def first_visit(browser, url: str, profile: Path) -> int:
+def first_visit(chromium, url: str, profile: Path) -> int:
     """A first visit on a new profile: a normal boot, then a snapshot kept; returns its size."""
-    with visit(browser, url, profile) as first:
+    with visit(chromium, url, profile) as first:
         assert first.wait_for(NORMAL)[1] == "no snapshot"
         return int(first.wait_for(KEPT)[1])
 
@@ -138,12 +145,12 @@ def first_visit(browser, url: str, profile: Path) -> int:
 PROBE = "import os, random, sys; print(random.random(), sys.flags.hash_randomization, os.environ['MPLBACKEND'])"
 
 
-def test_a_new_browser_process_restores_the_snapshot_and_random_is_fresh(browser, site_server, tmp_path):
+def test_a_new_browser_process_restores_the_snapshot_and_random_is_fresh(chromium, site_server, tmp_path):
     url = site_server + LESSON
-    assert first_visit(browser, url, tmp_path) > 10_000_000  # the bare interpreter's heap
+    assert first_visit(chromium, url, tmp_path) > 10_000_000  # the bare interpreter's heap
     printed = []
     for _ in range(2):
-        with visit(browser, url, tmp_path) as later:
+        with visit(chromium, url, tmp_path) as later:
             later.wait_for(RESTORED)
             printed.append(later.print_of("#cell-1", PROBE).split())
             assert not later.said(KEPT)  # a restored boot does not make another
@@ -152,60 +159,60 @@ def test_a_new_browser_process_restores_the_snapshot_and_random_is_fresh(browser
     assert rest == rest_again == ["1", "agg"]
 
 
-def test_every_lesson_cell_runs_as_at_build_time_after_a_restore(browser, site_server, tmp_path):
+def test_every_lesson_cell_runs_as_at_build_time_after_a_restore(chromium, site_server, tmp_path):
     url = site_server + LESSON
-    first_visit(browser, url, tmp_path)
-    with visit(browser, url, tmp_path) as later:
+    first_visit(chromium, url, tmp_path)
+    with visit(chromium, url, tmp_path) as later:
         later.wait_for(RESTORED)
         check_cells_run_like_at_build_time(later.page)
 
 
-def test_a_corrupt_snapshot_is_refused_and_replaced(browser, site_server, tmp_path):
+def test_a_corrupt_snapshot_is_refused_and_replaced(chromium, site_server, tmp_path):
     url = site_server + LESSON
-    first_visit(browser, url, tmp_path)
-    with visit(browser, url, tmp_path) as second:
+    first_visit(chromium, url, tmp_path)
+    with visit(chromium, url, tmp_path) as second:
         second.wait_for(RESTORED)
         second.page.evaluate(REWRITE, [CACHE, SNAPSHOT_KEY, "garbage"])
-    with visit(browser, url, tmp_path) as third:
+    with visit(chromium, url, tmp_path) as third:
         assert third.wait_for(NORMAL)[1] == "corrupt snapshot: no snapshot header"
         assert third.print_of("#cell-1", "print(6 * 7)") == "42"
         third.wait_for(KEPT)  # the corrupt entry was deleted, and a good one made
-    with visit(browser, url, tmp_path) as fourth:
+    with visit(chromium, url, tmp_path) as fourth:
         fourth.wait_for(RESTORED)
 
 
-def test_a_snapshot_of_another_build_is_refused(browser, site_server, tmp_path):
+def test_a_snapshot_of_another_build_is_refused(chromium, site_server, tmp_path):
     url = site_server + LESSON
-    first_visit(browser, url, tmp_path)
-    with visit(browser, url, tmp_path) as second:
+    first_visit(chromium, url, tmp_path)
+    with visit(chromium, url, tmp_path) as second:
         second.wait_for(RESTORED)
         second.page.evaluate(REWRITE, [CACHE, SNAPSHOT_KEY, "another build"])
-    with visit(browser, url, tmp_path) as third:
+    with visit(chromium, url, tmp_path) as third:
         assert third.wait_for(NORMAL)[1] == f"snapshot for build {'0' * 64}"
         assert third.print_of("#cell-1", "print(6 * 7)") == "42"
 
 
-def test_full_storage_keeps_no_snapshot_and_python_runs(browser, site_server, tmp_path):
+def test_full_storage_keeps_no_snapshot_and_python_runs(chromium, site_server, tmp_path):
     url = site_server + LESSON
-    with visit(browser, url, tmp_path, quota=1_000_000) as first:
+    with visit(chromium, url, tmp_path, quota=1_000_000) as first:
         assert first.wait_for(NOT_KEPT)[1] == "not stored: QuotaExceededError"
         assert first.print_of("#cell-1", "print(6 * 7)") == "42"
-    with visit(browser, url, tmp_path, quota=1_000_000) as second:
+    with visit(chromium, url, tmp_path, quota=1_000_000) as second:
         assert second.wait_for(NORMAL)[1] == "no snapshot"
 
 
-def test_without_make_memory_snapshot_nothing_is_kept(browser, site_server, tmp_path):
+def test_without_make_memory_snapshot_nothing_is_kept(chromium, site_server, tmp_path):
     url = site_server + LESSON
     patch = ("pyodide.asm.js", "static makeMemorySnapshot(", "static makeMemorySnapshotGone(")
-    with visit(browser, url, tmp_path, patch=patch) as first:
+    with visit(chromium, url, tmp_path, patch=patch) as first:
         assert first.wait_for(NOT_KEPT)[1] == "makeMemorySnapshot missing"
         assert first.print_of("#cell-1", "print(6 * 7)") == "42"
 
 
-def test_a_pyodide_that_ignores_load_snapshot_boots_normally(browser, site_server, tmp_path):
+def test_a_pyodide_that_ignores_load_snapshot_boots_normally(chromium, site_server, tmp_path):
     url = site_server + LESSON
-    first_visit(browser, url, tmp_path)
+    first_visit(chromium, url, tmp_path)
     patch = ("pyodide.js", "e._loadSnapshot", "e._loadSnapshotGone")
-    with visit(browser, url, tmp_path, patch=patch) as second:
+    with visit(chromium, url, tmp_path, patch=patch) as second:
         assert second.wait_for(NORMAL)[1] == "this Pyodide ignores _loadSnapshot"
         assert second.print_of("#cell-1", "print(6 * 7)") == "42"
