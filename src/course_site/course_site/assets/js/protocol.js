@@ -6,8 +6,6 @@
  * policy live here too, so that each is written once.
  */
 
-import LIMITS from "./limits.json" with { type: "json" };
-
 /** Every message between the page and the Python worker. */
 export const MessageType = Object.freeze({
   // page -> worker
@@ -68,9 +66,10 @@ export const MessageType = Object.freeze({
 export const LIVENESS = Object.freeze({ heartbeatMs: 1000, idleSilenceMs: 4000, runSilenceMs: 15000 });
 
 /** Output kept per run (beyond it the rest is dropped), and the time limit (0: none).
- * The numbers live in limits.json, which the build reads too (the plugin's defaults,
- * and the same caps on build-time output); a site's own values come in worker-settings.json. */
-export const DEFAULT_LIMITS = Object.freeze({ ...LIMITS });
+ * The build reads these numbers from this line (course_site/limits.py: the plugin's
+ * defaults, and the same caps on build-time output); a site's own values come in
+ * worker-settings.json.  (Not a JSON module: workers cannot import one everywhere.) */
+export const DEFAULT_LIMITS = Object.freeze({ maxLines: 2000, maxChars: 200000, timeLimitS: 0 });
 
 /* Cache policy.
  *

@@ -7,7 +7,7 @@ import { packageSizes, postProgress, progress } from "./progress.js";
 import { abandonRun, closeRun, flushStream, isOpen, openRun } from "./output.js";
 import { clearStopRequest, signals, startHeartbeat, useStopRequest } from "./signals.js";
 
-let python = null; // {pyodide, bridge, importPackages} once booted
+let python = null; // {pyodide, bridge, snapshot, importPackages} once booted
 let warmedMatplotlib = false;
 const cancelled = new Set(); // run ids dropped while their packages loaded
 
@@ -137,7 +137,9 @@ async function boot(settingsURL, settingsResponse) {
   const file = await readSettings(settingsURL, settingsResponse);
   self.postMessage({ type: MessageType.SETTINGS, settings: file, url: settingsURL.href });
   const settings = workerSettings(file, settingsURL);
-import { describeFatal, keepSnapshot, readSettings, startPython, workerSettings } from "./boot.js";
+  const { pyodide, bridge, snapshot } = await startPython(settings);
+  pyodide.setInterruptBuffer(signals);
+  python = { pyodide, bridge, snapshot, importPackages: pyodide.toPy(settings.importPackages) };
 }
 
 let queue = null; // runs wait here behind the boot and each other
