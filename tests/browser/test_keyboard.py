@@ -199,8 +199,8 @@ def test_exercise_hint_and_solution_by_keyboard(browser, built_site, site_server
     )
     with guarded_page(browser, site_server + pages[0], viewport={"width": 1280, "height": 900}) as (page, _):
         exercise = page.locator(".course-exercise").first
-        cell_id = exercise.locator(".course-cell").get_attribute("id")
-        expect(exercise.locator(".course-cell--live")).to_have_count(1)
+        cell_id = exercise.get_attribute("id")  # the exercise is its cell
+        expect(exercise).to_have_class(re.compile(r"\bcourse-cell--live\b"))
         page.evaluate(RECORD_ANNOUNCEMENTS)
         tab_until(page, lambda now: now["editor"] and now["cell"] == cell_id, "the exercise's editor")
         page.keyboard.press("Escape")
