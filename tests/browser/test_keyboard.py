@@ -21,7 +21,7 @@ from runner_fixture import LESSON, LOAD_TIMEOUT_MS, get_code, guarded_page
 
 pytestmark = pytest.mark.browser
 
-EXERCISE_MARKUP = 'class="course-exercise"'  # exercises_html.py
+EXERCISE_MARKUP = ' course-exercise"'  # an exercise's cell: class="course-cell course-exercise"
 MAX_TAB_STOPS = 400  # a long lesson page, header and navigation included
 
 # Where focus is, and whether it shows: an outline or box-shadow on the element, on the editor
