@@ -95,10 +95,12 @@ def render_exercise(
 
 def _actions(exercise: Exercise) -> Raw:
     hint = tag("button", {"type": "button", "data-action": "hint"}, "Hint") if exercise.hints else None
+    count = tag("span", {"class": "course-exercise__hint-count"}) if exercise.hints else None
     return tag(
         "div",
         {"class": "course-exercise__actions", "hidden": True},
         hint,
+        count,
         tag("button", {"type": "button", "data-action": "solution"}, "Show solution"),
     )
 

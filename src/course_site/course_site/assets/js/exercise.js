@@ -141,17 +141,21 @@ function enhanceHints(root) {
   const button = root.querySelector('button[data-action="hint"]');
   if (!button) return;
   for (const hint of hints) hint.hidden = true;
+  // The button is always named "Hint"; the count beside it (its description) says which comes next.
+  const count = root.querySelector(".course-exercise__hint-count");
+  count.id ||= `${root.id}-hint-count`;
+  button.setAttribute("aria-describedby", count.id);
   let shown = 0;
-  button.textContent = `Hint (1 of ${hints.length})`;
+  count.textContent = `1 of ${hints.length}`;
   button.addEventListener("click", () => {
     if (shown === hints.length) return;
     const hint = hints[shown++];
     hint.hidden = false;
     hint.open = true;
     if (shown < hints.length) {
-      button.textContent = `Hint (${shown + 1} of ${hints.length})`;
+      count.textContent = `${shown + 1} of ${hints.length}`;
     } else {
-      button.textContent = "Hints: all shown";
+      count.textContent = `all ${hints.length} shown`;
       button.setAttribute("aria-disabled", "true");
     }
   });
