@@ -7,6 +7,7 @@ that leaves 127.0.0.1; a test that caused one fails at teardown.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 import subprocess
 import sys
@@ -39,6 +40,25 @@ ISOLATION_HEADERS = {
     "Cross-Origin-Opener-Policy": "same-origin",
     "Cross-Origin-Embedder-Policy": "require-corp",
 }
+
+
+BROWSER_TESTS = Path(__file__).parent / "browser"
+PLAYWRIGHT_MISSING = (
+    "the browser tests need Playwright, which is not installed: run `make test` (it installs the dev "
+    "extras), or `pip install -c requirements/constraints.txt -e '.[dev]'`, then `make browser` for Chromium"
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Without Playwright the browser tests fail the run, saying how to install it (they never skip).
+
+    (The ``browser`` fixture fails the same way when Chromium is missing.)
+    """
+    if importlib.util.find_spec("playwright") is not None:
+        return
+    paths = [Path(arg.split("::")[0]).resolve() for arg in config.args] or [ROOT / "tests"]
+    if any(path == BROWSER_TESTS or BROWSER_TESTS in path.parents or path in BROWSER_TESTS.parents for path in paths):
+        pytest.exit(PLAYWRIGHT_MISSING, returncode=pytest.ExitCode.USAGE_ERROR)
 
 
 def build_site(dest: Path, *extra: str) -> subprocess.CompletedProcess[str]:
