@@ -7,7 +7,6 @@ behaviour is pinned here without Chromium.
 from __future__ import annotations
 
 import builtins
-import importlib.util
 import io
 import sys
 from pathlib import Path
@@ -18,11 +17,8 @@ RUNTIME = Path(__file__).resolve().parents[2] / "src/course_site/course_site/ass
 
 
 @pytest.fixture(scope="module")
-def runtime():
-    spec = importlib.util.spec_from_file_location("cell_exec_under_test", RUNTIME)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def runtime(load_py_asset):
+    return load_py_asset("cell_exec")
 
 
 class Recorder:

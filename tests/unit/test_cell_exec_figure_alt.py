@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
-
 import matplotlib
 import numpy as np
 import pytest
-
-from course_site.execute import PY_ASSETS
 
 matplotlib.use("agg")
 import matplotlib.pyplot as plt
@@ -18,11 +14,8 @@ import posenc.plot
 
 
 @pytest.fixture(scope="module")
-def figure_alt():
-    spec = importlib.util.spec_from_file_location("cell_exec_alt_under_test", PY_ASSETS / "cell_exec.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    yield module._figure_alt
+def figure_alt(load_py_asset):
+    yield load_py_asset("cell_exec")._figure_alt
     plt.close("all")
 
 

@@ -7,7 +7,6 @@ imports (issue 12, items 3, 4 and 7).
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import os
 import subprocess
 import sys
@@ -29,11 +28,8 @@ def complete(coroutine):
 
 
 @pytest.fixture(scope="module")
-def cell_exec():
-    spec = importlib.util.spec_from_file_location("cell_exec_under_test", CELL_EXEC)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def cell_exec(load_py_asset):
+    return load_py_asset("cell_exec")
 
 
 class Outputs:

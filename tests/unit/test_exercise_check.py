@@ -6,32 +6,20 @@ The Pyodide worker runs the same file; the build runs it to prove exercises.
 from __future__ import annotations
 
 import doctest
-import importlib.util
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-PY_DIR = Path(__file__).resolve().parents[2] / "src/course_site/course_site/assets/py"
 
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"{name}_under_test", PY_DIR / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+@pytest.fixture(scope="module")
+def check(load_py_asset):
+    return load_py_asset("exercise_check")
 
 
 @pytest.fixture(scope="module")
-def check():
-    return _load("exercise_check")
-
-
-@pytest.fixture(scope="module")
-def runtime():
-    return _load("cell_exec")
+def runtime(load_py_asset):
+    return load_py_asset("cell_exec")
 
 
 def learner(**names):
