@@ -163,7 +163,16 @@ class Driver:
         run.resources = resources(page, context)
 
     def wait(self, page, condition: str, timeout_s: float = RUN_TIMEOUT_S) -> None:
+        """Until ``condition`` (a synchronous function: wait_for_function takes a Promise as truthy) holds."""
         page.wait_for_function(condition, polling=200, timeout=timeout_s * 1000)
+
+    def wait_async(self, page, condition: str, timeout_s: float = RUN_TIMEOUT_S) -> None:
+        """Until the async ``condition`` resolves to something truthy (``page.evaluate`` awaits it)."""
+        deadline = time.monotonic() + timeout_s
+        while not page.evaluate(condition):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"not true after {timeout_s:.0f} s: {condition[:60]}")
+            page.wait_for_timeout(250)
 
     def cold_run(self, run: Run, configs: list[dict], steps: Callable[[Any, Any], None]) -> Run:
         """``run``: ``steps(page, context)`` in a new browser context; an error ends the run and is kept in it."""
@@ -263,14 +272,17 @@ class Driver:
                     context.add_init_script(in_page_script(configs[n:]))
                     page = context.pages[0] if context.pages else context.new_page()
                     self.watch_page(page, "warm profile")
+                    boots: list[str] = []  # the worker's "course: Python restored …" or "… booted normally (why)"
+                    page.on("console", lambda msg, kept=boots: msg.text.startswith("course: Python") and kept.append(msg.text))
                     try:
                         page.goto(self.lesson_url(), wait_until="commit")
                         self.wait(page, "() => window.__bench && 'output' in window.__bench.marks")
                         self.wait(page, finished_js(layout.TEXT_CELL))
                         if run is first:
                             run.extra["service_worker"] = settle_service_worker(page)
-                            self.wait(page, SNAPSHOT_KEPT, 120)
+                            self.wait_async(page, SNAPSHOT_KEPT, 120)
                         run.extra["state"] = page.get_attribute(layout.TEXT_CELL, STATE)
+                        run.extra["python_boot"] = boots
                         self.collect(page, run, context)
                     except Exception as exc:
                         run.error = f"{type(exc).__name__}: {exc}"

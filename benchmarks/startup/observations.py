@@ -154,6 +154,8 @@ def observe_f(f_runs: list[Run], b_runs: list[Run]) -> list[str]:
         f"median per visit: {via_sw:.0f} responses via the service worker, {cached:.0f} from the HTTP cache, "
         f"{served:.0f} requests reached the server ({revalidated:.0f} answered 304), {body / 1e6:.2f} MB of bodies"
     )
+    restored = sum(1 for r in f_runs if any("restored" in line for line in r.extra.get("python_boot", [])))
+    notes.append(f"(f): Python restored from the browser's snapshot in {restored} of {len(f_runs)} second visits")
     m = median_marks(f_runs)
     b = median_marks(b_runs) if b_runs else {}
     notes.append(

@@ -115,7 +115,7 @@ x.shape
 
 @pytest.fixture(scope="module")
 def good_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    project = make_project(tmp_path_factory.mktemp("good"), GOOD, precompile_stdlib=True)
+    project = make_project(tmp_path_factory.mktemp("good"), GOOD, precompile_stdlib=True, preload=["numpy"])
     done = build(project)
     assert done.returncode == 0, done.stderr
     (project / "build.log").write_text(done.stderr)  # for the test of the build's progress
@@ -193,6 +193,30 @@ def test_site_serves_a_derived_precompiled_stdlib_beside_the_official_one(good_p
     assert len(cached) == 1
 
 
+def test_site_serves_the_preloaded_packages_bytecode(good_project: Path):
+    site = good_project / "site"
+    settings = json.loads((site / SETTINGS).read_text())
+    derived = (site / "assets/course" / settings["package_bytecode"]["url"]).resolve()
+    digest = hashlib.sha256(derived.read_bytes()).hexdigest()
+    assert settings["package_bytecode"]["sha256"] == digest and derived.name == f"site-packages-pyc-{digest[:16]}.zip"
+    lock = json.loads((ROOT / "pyodide_assets/pyodide-lock.json").read_text())
+    wheel = site / PYODIDE_INDEX / lock["packages"]["numpy"]["file_name"]
+    with zipfile.ZipFile(wheel) as numpy_wheel, zipfile.ZipFile(derived) as made:
+        sources = {name for name in numpy_wheel.namelist() if name.endswith(".py")}
+        prefix = "lib/python3.12/site-packages/"
+        for info in made.infolist():
+            folder, _, file_name = info.filename.removeprefix(prefix).rpartition("/")
+            assert info.filename.startswith(prefix) and file_name.endswith(".cpython-312.pyc"), info.filename
+            assert f"{folder}/{file_name.removesuffix('.cpython-312.pyc')}.py" in sources  # numpy's only
+            flags = int.from_bytes(made.read(info)[4:8], "little")
+            assert flags == 0b01  # hash-based and unchecked (PEP 552): valid whatever the file dates
+        assert {"numpy/__init__.py", "numpy/_core/numeric.py"} <= {
+            name.removeprefix(prefix).replace(".cpython-312.pyc", ".py") for name in made.namelist()
+        }
+    # The worker's bytes at boot include it, so the progress bar and the download note count it.
+    assert settings["download_bytes"]["core"] > derived.stat().st_size
+
+
 def test_pages_with_cells_start_python_first_thing_in_head(good_project: Path):
     html = lesson_html(good_project)
     head = html.split("</head>")[0]
@@ -220,7 +244,7 @@ def test_unchanged_rebuild_runs_no_cell(good_project: Path):
 
 def test_a_checkout_elsewhere_reuses_the_cache(good_project: Path, tmp_path: Path):
     """The cache key holds no absolute path: the same lesson in another folder runs nothing."""
-    elsewhere = make_project(tmp_path, lesson_text(good_project))
+    elsewhere = make_project(tmp_path, lesson_text(good_project), preload=["numpy"])  # as good_project
     done = build(elsewhere)
     assert done.returncode == 0, done.stderr
     assert "course: lessons/lesson.md: running" not in done.stderr

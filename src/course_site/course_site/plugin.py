@@ -110,6 +110,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
                 base_url=self.config.pyodide_base_url,
                 import_packages=self.config.import_packages,
                 precompile_for=_precompile_for(self.config),
+                preload=self.config.preload,
             )
         limits = site_assets.OutputLimits(self.config.output_max_lines, self.config.output_max_chars)
         with _as_plugin_error():

@@ -4,7 +4,8 @@ Layout under the site folder::
 
     course-sw.js                 the service worker: offline use, cache-first Pyodide
     pyodide/v<version>/          verified Pyodide core files and wheels, matplotlib's font list,
-                                 the derived pre-compiled stdlib python_stdlib-pyc-<hash>.zip
+                                 the derived bytecode: python_stdlib-pyc-<hash>.zip (the pre-compiled
+                                 stdlib), site-packages-pyc-<hash>.zip (the preloaded packages')
     assets/course/js|css|vendor|py/   the cell runner
     assets/course/wheels/<hash>/<package>-<version>-py3-none-any.whl   the course package
     assets/course/pyodide-lock-<hash>.json   the official lock, trimmed, plus the course package
@@ -80,7 +81,7 @@ class ShippedPython:
     package: CoursePackage
     base_url: str | None  # a CDN serving Pyodide, or None for the self-hosted copy
     import_packages: dict[str, list[str]] = field(default_factory=dict)
-    stdlib: derived_stdlib.DerivedStdlib | None = None  # the pre-compiled stdlib, self-hosted only
+    bytecode: derived_stdlib.DerivedBytecode | None = None  # self-hosted only
 
     @cached_property
     def lock(self) -> dict:
@@ -99,11 +100,13 @@ class ShippedPython:
 
     @property
     def core_bytes(self) -> int:
-        """What booting Python downloads: the core files, the derived stdlib in the official one's place."""
+        """What booting Python downloads: the core files, the derived stdlib in the official one's
+        place and the preloaded packages' bytecode."""
         core = sum(asset.size for asset in self.assets if asset.kind == "core")
-        if self.stdlib:
+        if self.bytecode:
             official = next(asset for asset in self.assets if asset.name == derived_stdlib.OFFICIAL)
-            core += self.stdlib.path.stat().st_size - official.size
+            core += self.bytecode.stdlib.path.stat().st_size - official.size
+            core += self.bytecode.packages.path.stat().st_size if self.bytecode.packages else 0
         return core
 
     @cached_property
@@ -153,21 +156,23 @@ def prepare(
     base_url: str | None,
     import_packages: dict[str, list[str]],
     precompile_for: list[str] | None = None,
+    preload: list[str] = (),
 ) -> ShippedPython:
     """Fetch and verify Pyodide, build the course package's wheel and, with ``precompile_for``
-    (the lock packages to pre-compile for; None: none) and a self-hosted Pyodide, the derived stdlib.
+    (the lock packages to pre-compile for; None: none) and a self-hosted Pyodide, the derived
+    bytecode (the stdlib's, and that of the ``preload`` packages).
 
     Raises `pyodide_assets.AssetError` when a Pyodide file is missing or corrupt and cannot be
-    fetched, `derived_stdlib.DerivedError` when the derived stdlib cannot be made.
+    fetched, `derived_stdlib.DerivedError` when the derived bytecode cannot be made.
     """
     assets = pyodide_assets.fetch_assets(manifest, pyodide_cache, log=_log)
     wheel = build_wheel(package.project, package.source, cache_dir)
     version = json.loads(manifest.read_text())["pyodide_version"]
-    stdlib = None
+    bytecode = None
     if precompile_for is not None and base_url is None:
         lock = manifest.with_name(pyodide_assets.LOCK_NAME)
-        stdlib = derived_stdlib.derive(assets, lock, precompile_for, cache_dir)
-    return ShippedPython(version, assets, manifest, wheel, package, base_url, import_packages, stdlib)
+        bytecode = derived_stdlib.derive(assets, lock, precompile_for, list(preload), cache_dir)
+    return ShippedPython(version, assets, manifest, wheel, package, base_url, import_packages, bytecode)
 
 
 @dataclass(frozen=True)
@@ -232,12 +237,11 @@ def worker_settings(
         "output_max_chars": output_limits.chars,
         "pyodide_version": shipped.version,
         "pyodide_build_id": shipped.build_id,
-        # The pre-compiled stdlib (checked by sha256; the official python_stdlib.zip is the fallback).
-        "stdlib": {
-            "url": f"../../{shipped.index_path}{shipped.stdlib.file_name}",
-            "sha256": shipped.stdlib.sha256,
-        }
-        if shipped.stdlib
+        # The derived bytecode, each checked by sha256: the pre-compiled stdlib (the official
+        # python_stdlib.zip is the fallback) and the preloaded packages' (compiling is the fallback).
+        "stdlib": _derived_entry(shipped, shipped.bytecode.stdlib) if shipped.bytecode else None,
+        "package_bytecode": _derived_entry(shipped, shipped.bytecode.packages)
+        if shipped.bytecode and shipped.bytecode.packages
         else None,
         "service_worker": f"../../{SERVICE_WORKER_NAME}",
         "matplotlib_font_cache": f"../../{shipped.index_path}{FONT_CACHE}",
@@ -245,6 +249,11 @@ def worker_settings(
         "version": f"{shipped.version}-{shipped.wheel.sha256[:8]}-{lock_hash[:8]}-{_runner_digest()[:8]}",
     }
     return WorkerSettings(lock_text, config)
+
+
+def _derived_entry(shipped: ShippedPython, derived: derived_stdlib.DerivedZip) -> dict:
+    """A derived zip's entry in worker-settings.json: its URL (from there) and sha256."""
+    return {"url": f"../../{shipped.index_path}{derived.file_name}", "sha256": derived.sha256}
 
 
 def _runner_digest() -> str:
@@ -286,8 +295,10 @@ def publish(shipped: ShippedPython, settings: WorkerSettings, site_dir: Path) ->
         pyodide_assets.copy_assets(shipped.assets, index)
     index.mkdir(parents=True, exist_ok=True)
     shutil.copy2(shipped.manifest.with_name(FONT_CACHE), index / FONT_CACHE)
-    if shipped.stdlib:
-        shutil.copy2(shipped.stdlib.path, index / shipped.stdlib.file_name)
+    if shipped.bytecode:
+        for derived in (shipped.bytecode.stdlib, shipped.bytecode.packages):
+            if derived:
+                shutil.copy2(derived.path, index / derived.file_name)
     _copy_wheel(shipped, site_dir)
     (course / settings.lock_name).write_text(settings.lock_text)
     (course / WORKER_SETTINGS).write_text(json.dumps(settings.config, indent=2))

@@ -1,11 +1,12 @@
 /* Python's boot in the worker: read the site's settings file, start every big
  * download, load Pyodide (from this browser's snapshot when one is kept, see
  * snapshot.js) and the preloaded packages, and import the Python side
- * (../../py/worker_bridge.py, cell_exec.py and exercise_check.py, written into Pyodide's file system). */
+ * (../../py/worker_bridge.py, cell_exec.py and exercise_check.py, written into Pyodide's file system),
+ * with the preloaded packages' bytecode that the build compiled (derived_stdlib.py) in place. */
 import { cacheNames, MessageType, OFFICIAL_STDLIB, snapshotURL } from "../protocol.js";
 import {
-  configure, countBody, fetchDirect, fetchOrKept, importScript, keepScriptsInCache, prefetch, prefetchStdlib, provide,
-  provideKept, useLock,
+  configure, countBody, fetchDirect, fetchOrKept, fetchPackageBytecode, importScript, keepScriptsInCache, prefetch,
+  prefetchStdlib, provide, provideKept, useLock,
 } from "./network.js";
 import { bootPyodide, dropSnapshot, keptSnapshot, makeSnapshot } from "./snapshot.js";
 import { postProgress, progress, setDownloadBytes } from "./progress.js";
@@ -14,6 +15,7 @@ import { flushStream, host, openRunId, writeStream } from "./output.js";
 const HOST_MODULE = "_course_host";
 const PYTHON_DIR = "/home/pyodide/.course";
 const PYTHON_FILES = ["cell_exec.py", "exercise_check.py", "worker_bridge.py"]; // in ../../py/
+const BYTECODE_PREFIX = "/course-pyc"; // sys.pycache_prefix: precompile_stdlib.mjs's PACKAGES_PREFIX
 
 /** The settings file at `url`, as the site wrote it, from `responsePromise` (its fetch). */
 export async function readSettings(url, responsePromise) {
@@ -39,6 +41,7 @@ export function workerSettings(file, fileURL) {
     pyodideVersion: file.pyodide_version,
     buildId: file.pyodide_build_id || null,
     stdlib: file.stdlib ? { url: at(file.stdlib.url), sha256: file.stdlib.sha256 } : null,
+    packageBytecode: file.package_bytecode ? { url: at(file.package_bytecode.url), sha256: file.package_bytecode.sha256 } : null,
     lockFileURL: file.lock_file_url ? at(file.lock_file_url) : null,
     importPackages: file.import_packages || {},
     moduleHint: file.module_hint || null,
@@ -107,6 +110,7 @@ export async function startPython(settings) {
   // the prefetched ones, so each file is fetched once and its bytes are counted.
   prefetch(indexURL + "pyodide.asm.wasm");
   const stdlib = prefetchStdlib(indexURL, settings.stdlib);
+  const packageBytecode = fetchPackageBytecode(settings.packageBytecode);
   readLock(lockFileURL);
   const pythonSources = settings.pythonFiles.map(([name, url]) => fetchText(url).then((text) => [name, text]));
   const kept = snapshotFor(settings);
@@ -129,6 +133,7 @@ export async function startPython(settings) {
   }
   pyodide.setStdout({ write: (buf) => writeStream("stdout", buf) });
   pyodide.setStderr({ write: (buf) => writeStream("stderr", buf) });
+  useBytecode(pyodide, await packageBytecode);
   pyodide.FS.mkdirTree(PYTHON_DIR);
   for (const [name, text] of await Promise.all(pythonSources)) pyodide.FS.writeFile(`${PYTHON_DIR}/${name}`, text);
   pyodide.registerJsModule(HOST_MODULE, host);
@@ -142,6 +147,18 @@ export async function startPython(settings) {
   keepScriptsInCache(scripts);
   const snapshot = { ...boot, options, stdlib, settings };
   return { pyodide, bridge, snapshot };
+}
+
+/* Let imports read the preloaded packages' .pyc from `zipBytes` (extracted under BYTECODE_PREFIX)
+ * rather than compile their .py; unchecked-hash .pyc of the verified wheels.  Without it, they compile. */
+function useBytecode(pyodide, zipBytes) {
+  if (!zipBytes) return;
+  try {
+    pyodide.unpackArchive(zipBytes, "zip", { extractDir: BYTECODE_PREFIX });
+    pyodide.runPython(`import sys; sys.pycache_prefix = ${JSON.stringify(BYTECODE_PREFIX)}`);
+  } catch (err) {
+    console.warn(`course: the packages' bytecode not used (${err.message || err})`);
+  }
 }
 
 /* ---------------------------------------------------------------- the snapshot */

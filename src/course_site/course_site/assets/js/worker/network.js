@@ -126,16 +126,33 @@ export function prefetchStdlib(indexURL, derived) {
     prefetch(official);
     return { url: official, sha256: Promise.resolve(OFFICIAL_STDLIB) };
   }
-  integrity.set(derived.url, `sha256-${hexToBase64(derived.sha256)}`);
-  const checked = fetchOrKept(derived.url, { integrity: integrity.get(derived.url) }).then((response) => {
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    return countBody(response);
-  });
+  const checked = fetchDerived(derived);
   provide(derived.url, checked.catch((err) => {
     console.warn(`course: ${derived.url} not used (${err.message || err}); the official stdlib instead`);
     return fetchOrKept(official).then(countBody);
   }));
   return { url: derived.url, sha256: checked.then(() => derived.sha256, () => OFFICIAL_STDLIB) };
+}
+
+/**
+ * The preloaded packages' derived bytecode, `derived` ({url, sha256} from the settings):
+ * a promise of its bytes, checked by sha256 (SRI), or of null when it is missing or corrupt.
+ */
+export function fetchPackageBytecode(derived) {
+  if (!derived) return Promise.resolve(null);
+  return fetchDerived(derived).then((response) => response.arrayBuffer()).catch((err) => {
+    console.warn(`course: ${derived.url} not used (${err.message || err}); the packages' .py are compiled instead`);
+    return null;
+  });
+}
+
+/* A derived file's response, checked by its sha256 on every fetch; rejects when missing or corrupt. */
+function fetchDerived(derived) {
+  integrity.set(derived.url, `sha256-${hexToBase64(derived.sha256)}`);
+  return fetchOrKept(derived.url, { integrity: integrity.get(derived.url) }).then((response) => {
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    return countBody(response);
+  });
 }
 
 function hexToBase64(hex) {
