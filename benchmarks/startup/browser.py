@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import sys
@@ -47,6 +48,12 @@ SNAPSHOT_KEPT = """async () => {
     return false;
 }"""
 """A condition: the site's worker has kept its snapshot (worker/snapshot.js), for the next visit."""
+
+
+def keep_boot_line(lines: list[str], message) -> None:
+    """Keep the worker's console line saying how Python started."""
+    if message.text.startswith("course: Python"):
+        lines.append(message.text)
 
 
 def in_page_script(configs: list[dict]) -> str:
@@ -273,7 +280,7 @@ class Driver:
                     page = context.pages[0] if context.pages else context.new_page()
                     self.watch_page(page, "warm profile")
                     boots: list[str] = []  # the worker's "course: Python restored …" or "… booted normally (why)"
-                    page.on("console", lambda msg, kept=boots: msg.text.startswith("course: Python") and kept.append(msg.text))
+                    page.on("console", functools.partial(keep_boot_line, boots))
                     try:
                         page.goto(self.lesson_url(), wait_until="commit")
                         self.wait(page, "() => window.__bench && 'output' in window.__bench.marks")
