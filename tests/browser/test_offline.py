@@ -55,8 +55,9 @@ def test_first_visit_fills_the_caches_then_the_lesson_runs_offline(browser, site
         # What the first visit downloaded is kept, each file once, by the Python worker itself
         # (the scripts, which it runs with importScripts, right after Python is ready).
         index = f"/pyodide/v{PYODIDE_VERSION}/"
-        stdlib = json.loads((built_site / "assets/course/worker-settings.json").read_text())["stdlib"]["url"]
-        expected = {index + name for name in ("pyodide.asm.wasm", stdlib.rsplit("/", 1)[1], "pyodide.asm.js")}
+        settings = json.loads((built_site / "assets/course/worker-settings.json").read_text())
+        derived = [settings[key]["url"].rsplit("/", 1)[1] for key in ("stdlib", "package_bytecode")]
+        expected = {index + name for name in ("pyodide.asm.wasm", "pyodide.asm.js", *derived)}
         cache = f"course-pyodide-{PYODIDE_VERSION}"
         wait_until_cached(page, lambda kept: expected <= set(kept.get(cache, [])))
         pyodide = page.evaluate(CACHED)[cache]
