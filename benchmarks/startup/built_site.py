@@ -111,6 +111,8 @@ class SiteInfo:
         index = posixpath.normpath(posixpath.join(folder, settings[layout.SETTINGS_PYODIDE_INDEX])) + "/"
         lesson_page = (site / layout.LESSON / "index.html").read_text()
         cell = cell_sources(lesson_page, layout.FIGURE_CELL.lstrip("#"))
+        if "plot" not in cell["setup"] + cell["code"]:
+            raise SystemExit(f"benchmark: {layout.FIGURE_CELL} draws no figure: set FIGURE_CELL in site_layout.py")
         return cls(settings, json.loads((site / lock_path).read_text()), lock_path, index, cell)
 
     @property

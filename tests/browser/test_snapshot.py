@@ -51,6 +51,7 @@ RESTORED = "course: Python restored from this browser's snapshot"
 KEPT = re.compile(r"course: snapshot kept for the next visit \((\d+) bytes\)")
 NORMAL = re.compile(r"course: Python booted normally \((.*)\)")
 NOT_KEPT = re.compile(r"course: no snapshot kept \((.*)\)")
+MAKING = "course: making a snapshot for the next visit"
 
 REWRITE = """async ([cacheName, key, kind]) => {
     const cache = await caches.open(cacheName);
@@ -165,6 +166,17 @@ def test_every_lesson_cell_runs_as_at_build_time_after_a_restore(chromium, site_
     with visit(chromium, url, tmp_path) as later:
         later.wait_for(RESTORED)
         check_cells_run_like_at_build_time(later.page)
+
+
+def test_a_run_does_not_wait_for_the_snapshot_being_made(chromium, site_server, tmp_path):
+    """The snapshot is made in a worker of its own: a Run clicked meanwhile is answered first."""
+    with visit(chromium, site_server + LESSON, tmp_path) as first:
+        first.wait_for(MAKING)
+        run(first.page, "#cell-1")
+        expect(first.page.locator("#cell-1")).to_have_attribute("data-status", "ok")
+        said_by_then = list(first.lines)
+        first.wait_for(KEPT)
+    assert not any(KEPT.search(line) for line in said_by_then), said_by_then
 
 
 def test_a_corrupt_snapshot_is_refused_and_replaced(chromium, site_server, tmp_path):

@@ -6,9 +6,9 @@
 import { cacheNames, MessageType, OFFICIAL_STDLIB, snapshotURL } from "../protocol.js";
 import {
   configure, countBody, fetchDirect, fetchOrKept, fetchPackageBytecode, importScript, keepScriptsInCache, prefetch,
-  prefetchStdlib, provide, provideKept, useLock,
+  prefetchStdlib, provide, useLock,
 } from "./network.js";
-import { bootPyodide, dropSnapshot, keptSnapshot, makeSnapshot } from "./snapshot.js";
+import { bootPyodide, dropSnapshot, keptSnapshot } from "./snapshot.js";
 import { postProgress, progress, setDownloadBytes } from "./progress.js";
 import { flushStream, host, openRunId, writeStream } from "./output.js";
 
@@ -194,15 +194,36 @@ async function bootFrom(kept, options, stdlib, settings) {
 /**
  * Keep a snapshot of a bare interpreter for the next visit (a "snapshot" message:
  * the page is idle), unless this boot restored one or there is no offline storage.
+ * It is made in a worker of its own (snapshot_maker.js), so that runs need not wait.
  * `snapshot` is what startPython returned under that name.
  */
 export async function keepSnapshot(snapshot) {
   const { pyodide, restored, options, stdlib, settings } = snapshot;
   if (restored || !settings.cacheNames || !settings.buildId) return;
+  if (typeof pyodide.makeMemorySnapshot !== "function") {
+    console.info("course: no snapshot kept (makeMemorySnapshot missing)");
+    return;
+  }
   const stdlibSha256 = await stdlib.sha256;
   const stdLibURL = stdlibSha256 === OFFICIAL_STDLIB ? settings.indexURL + OFFICIAL_STDLIB : stdlib.url;
-  for (const url of [settings.indexURL + "pyodide.asm.wasm", stdLibURL]) provideKept(url);
   const record = { pyodide_version: settings.pyodideVersion, build_id: settings.buildId, stdlib_sha256: stdlibSha256 };
-  const made = await makeSnapshot(pyodide, { ...options, stdLibURL }, settings.cacheNames.pyodide, snapshotURL(settings.indexURL), record);
+  const { indexURL, lockFileURL, env } = options; // what can be posted (not the stdout callbacks)
+  const job = { settings, options: { indexURL, lockFileURL, env, stdLibURL }, stdlibSha256, record, key: snapshotURL(indexURL) };
+  console.info("course: making a snapshot for the next visit");
+  const made = await inMakerWorker(job);
   console.info(made.bytes ? `course: snapshot kept for the next visit (${made.bytes} bytes)` : `course: no snapshot kept (${made.reason})`);
+}
+
+/* Send `job` to a new snapshot_maker.js worker; its answer, {bytes} or {reason}. */
+function inMakerWorker(job) {
+  return new Promise((resolve) => {
+    const maker = new Worker(new URL("./snapshot_maker.js", import.meta.url), { name: "course-snapshot" });
+    const end = (answer) => {
+      maker.terminate();
+      resolve(answer);
+    };
+    maker.onmessage = (event) => event.data?.made && end(event.data.made);
+    maker.onerror = (event) => end({ reason: `snapshot maker failed: ${event.message || "could not start"}` });
+    maker.postMessage(job);
+  });
 }

@@ -146,9 +146,14 @@ export function fetchPackageBytecode(derived) {
   });
 }
 
+/** Check every later fetch of `url` against `sha256` (hex), as SRI. */
+export function requireSha256(url, sha256) {
+  integrity.set(url, `sha256-${hexToBase64(sha256)}`);
+}
+
 /* A derived file's response, checked by its sha256 on every fetch; rejects when missing or corrupt. */
 function fetchDerived(derived) {
-  integrity.set(derived.url, `sha256-${hexToBase64(derived.sha256)}`);
+  requireSha256(derived.url, derived.sha256);
   return fetchOrKept(derived.url, { integrity: integrity.get(derived.url) }).then((response) => {
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     return countBody(response);

@@ -170,7 +170,8 @@ function receive(msg) {
   } else if (msg.type === MessageType.CANCEL) {
     cancelled.add(msg.id);
   } else if (msg.type === MessageType.SNAPSHOT) {
-    queue = queue.then(() => python && keepSnapshot(python.snapshot)).catch((err) => console.warn("course: no snapshot kept", err));
+    // Made in a worker of its own: after the boot, but runs queued meanwhile do not wait for it.
+    queue.then(() => python && keepSnapshot(python.snapshot)).catch((err) => console.warn("course: no snapshot kept", err));
   } else if (msg.type === MessageType.RUN) {
     // Runs are serialized here too, although the kernel only sends one at a time.
     queue = queue.then(() => run(msg)).catch((err) => {

@@ -95,14 +95,14 @@ function afterRestore(pyodide, env) {
 }
 
 /**
- * Make a snapshot of a second, bare interpreter (booted here with `options` and
- * _makeSnapshot) and keep it under `key` with `record` ({pyodide_version, build_id,
- * stdlib_sha256}).  Returns {bytes: count stored} or {reason} why nothing was stored
- * (private API missing, storage full or denied).  `running` is the learner's Pyodide.
+ * Make a snapshot of a bare interpreter (booted here with `options` and _makeSnapshot;
+ * run in snapshot_maker.js, a worker of its own) and keep it under `key` with `record`
+ * ({pyodide_version, build_id, stdlib_sha256}).  Returns {bytes: count stored} or {reason}
+ * why nothing was stored (private API missing, storage full or denied).
  */
-export async function makeSnapshot(running, options, cacheName, key, record) {
-  if (typeof running.makeMemorySnapshot !== "function") return { reason: "makeMemorySnapshot missing" };
+export async function makeSnapshot(options, cacheName, key, record) {
   const maker = await self.loadPyodide({ ...options, packages: [], _makeSnapshot: true });
+  if (typeof maker.makeMemorySnapshot !== "function") return { reason: "makeMemorySnapshot missing" };
   const sys = maker.pyimport("sys");
   const path = sys.path;
   path.remove(""); // loadPyodide inserts it again after a restore
