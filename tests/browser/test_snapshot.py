@@ -169,7 +169,8 @@ def test_every_lesson_cell_runs_as_at_build_time_after_a_restore(chromium, site_
 
 
 def test_a_run_does_not_wait_for_the_snapshot_being_made(chromium, site_server, tmp_path):
-    """The snapshot is made in a worker of its own: a Run clicked meanwhile is answered first."""
+    """The snapshot is made in a worker of its own: a Run clicked meanwhile is answered first
+    (the making is put off, and taken up again once Python is quiet)."""
     with visit(chromium, site_server + LESSON, tmp_path) as first:
         first.wait_for(MAKING)
         run(first.page, "#cell-1")

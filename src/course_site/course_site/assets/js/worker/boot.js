@@ -192,17 +192,18 @@ async function bootFrom(kept, options, stdlib, settings) {
 }
 
 /**
- * Keep a snapshot of a bare interpreter for the next visit (a "snapshot" message:
- * the page is idle), unless this boot restored one or there is no offline storage.
- * It is made in a worker of its own (snapshot_maker.js), so that runs need not wait.
- * `snapshot` is what startPython returned under that name.
+ * Keep a snapshot of a bare interpreter for the next visit (the page was idle), unless
+ * this boot restored one or there is no offline storage.  It is made in a worker of its
+ * own (snapshot_maker.js), so that runs need not wait, and putOffSnapshot() stops it.
+ * `snapshot` is what startPython returned under that name.  Resolves to false if it was
+ * put off (to be made later), else true (kept, or it cannot be).
  */
 export async function keepSnapshot(snapshot) {
   const { pyodide, restored, options, stdlib, settings } = snapshot;
-  if (restored || !settings.cacheNames || !settings.buildId) return;
+  if (restored || !settings.cacheNames || !settings.buildId) return true;
   if (typeof pyodide.makeMemorySnapshot !== "function") {
     console.info("course: no snapshot kept (makeMemorySnapshot missing)");
-    return;
+    return true;
   }
   const stdlibSha256 = await stdlib.sha256;
   const stdLibURL = stdlibSha256 === OFFICIAL_STDLIB ? settings.indexURL + OFFICIAL_STDLIB : stdlib.url;
@@ -211,17 +212,31 @@ export async function keepSnapshot(snapshot) {
   const job = { settings, options: { indexURL, lockFileURL, env, stdLibURL }, stdlibSha256, record, key: snapshotURL(indexURL) };
   console.info("course: making a snapshot for the next visit");
   const made = await inMakerWorker(job);
+  if (made.putOff) {
+    console.info("course: snapshot put off (a run started)");
+    return false;
+  }
   console.info(made.bytes ? `course: snapshot kept for the next visit (${made.bytes} bytes)` : `course: no snapshot kept (${made.reason})`);
+  return true;
 }
 
-/* Send `job` to a new snapshot_maker.js worker; its answer, {bytes} or {reason}. */
+let stopMaker = null; // ends the snapshot_maker.js worker at work, if any
+
+/** Stop making the snapshot now (a run needs the CPU); keepSnapshot resolves to false. */
+export function putOffSnapshot() {
+  stopMaker?.({ putOff: true });
+}
+
+/* Send `job` to a new snapshot_maker.js worker; its answer: {bytes}, {reason} or {putOff}. */
 function inMakerWorker(job) {
   return new Promise((resolve) => {
     const maker = new Worker(new URL("./snapshot_maker.js", import.meta.url), { name: "course-snapshot" });
     const end = (answer) => {
+      stopMaker = null;
       maker.terminate();
       resolve(answer);
     };
+    stopMaker = end;
     maker.onmessage = (event) => event.data?.made && end(event.data.made);
     maker.onerror = (event) => end({ reason: `snapshot maker failed: ${event.message || "could not start"}` });
     maker.postMessage(job);

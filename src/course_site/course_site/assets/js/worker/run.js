@@ -1,7 +1,7 @@
 /* The worker's dispatch and its runs: boots Python as soon as it is loaded,
  * answers the page's messages (../protocol.js), and runs cells one at a time. */
 import { DEFAULT_LIMITS, MessageType } from "../protocol.js";
-import { describeFatal, keepSnapshot, readSettings, startPython, workerSettings } from "./boot.js";
+import { describeFatal, keepSnapshot, putOffSnapshot, readSettings, startPython, workerSettings } from "./boot.js";
 import { fontList, prefetchWheels } from "./network.js";
 import { packageSizes, postProgress, progress } from "./progress.js";
 import { abandonRun, closeRun, flushStream, isOpen, openRun } from "./output.js";
@@ -170,12 +170,41 @@ function receive(msg) {
   } else if (msg.type === MessageType.CANCEL) {
     cancelled.add(msg.id);
   } else if (msg.type === MessageType.SNAPSHOT) {
-    // Made in a worker of its own: after the boot, but runs queued meanwhile do not wait for it.
-    queue.then(() => python && keepSnapshot(python.snapshot)).catch((err) => console.warn("course: no snapshot kept", err));
+    snapshotDue = true;
+    snapshotWhenQuiet();
   } else if (msg.type === MessageType.RUN) {
+    // A run gets the CPU: a snapshot being made is put off until Python is quiet again.
+    runsPending += 1;
+    clearTimeout(snapshotTimer);
+    putOffSnapshot();
     // Runs are serialized here too, although the kernel only sends one at a time.
     queue = queue.then(() => run(msg)).catch((err) => {
       console.error("course worker:", err);
+    }).finally(() => {
+      runsPending -= 1;
+      snapshotWhenQuiet();
     });
   }
+}
+
+/* ---------------------------------------------------------------- the snapshot for the next visit */
+
+const SNAPSHOT_QUIET_MS = 2000; // no run for this long: the snapshot is made (in a worker of its own)
+let snapshotDue = false; // the page asked for one (it was idle), and none is made yet
+let snapshotTimer = 0;
+let runsPending = 0;
+
+/* Make the snapshot once Python has been quiet for SNAPSHOT_QUIET_MS; a run puts it off again. */
+function snapshotWhenQuiet() {
+  clearTimeout(snapshotTimer);
+  if (!snapshotDue) return;
+  snapshotTimer = setTimeout(() => {
+    queue.then(async () => {
+      if (!python || !snapshotDue || runsPending) return;
+      snapshotDue = !(await keepSnapshot(python.snapshot));
+    }).catch((err) => {
+      snapshotDue = false;
+      console.warn("course: no snapshot kept", err);
+    });
+  }, SNAPSHOT_QUIET_MS);
 }
