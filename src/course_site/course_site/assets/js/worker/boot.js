@@ -136,12 +136,23 @@ export async function startPython(settings) {
   const bridge = pyodide.pyimport("worker_bridge");
   if (settings.moduleHint) bridge.set_module_hint(settings.moduleHint);
   // Import what was preloaded (numpy: ~0.8 s) now, so that a first Run does not pay for it.
-  for (const name of settings.preload) pyodide.pyimport(name.replace(/-/g, "_"));
+  for (const name of settings.preload) importPreloaded(pyodide, name);
   progress.loaded = progress.total = Math.max(progress.loaded, progress.total);
   postProgress(true);
   keepScriptsInCache(scripts);
   const snapshot = { ...boot, options, stdlib, settings };
   return { pyodide, bridge, snapshot };
+}
+
+/* Import preloaded package `name`; loadPyodide only logs a wheel it could not download, so name it here. */
+function importPreloaded(pyodide, name) {
+  try {
+    pyodide.pyimport(name.replace(/-/g, "_"));
+  } catch (err) {
+    const lines = String(err && err.message ? err.message : err).trim().split("\n");
+    const why = lines.filter((line) => /^\w+(Error|Exception)\b/.test(line)).pop() ?? lines.pop();
+    throw new Error(`the package ${name} could not be loaded (${why})`);
+  }
 }
 
 /* ---------------------------------------------------------------- the snapshot */
