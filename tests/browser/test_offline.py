@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from playwright.sync_api import expect
-from runner_fixture import LESSON, LOAD_TIMEOUT_MS, PYODIDE_VERSION, guarded_page, run
+from runner_fixture import LESSON, LOAD_TIMEOUT_MS, PYODIDE_VERSION, expect_service_worker, guarded_page, run
 
 pytestmark = pytest.mark.browser
 
@@ -51,7 +52,7 @@ def test_first_visit_fills_the_caches_then_the_lesson_runs_offline(browser, site
     requests: list[str] = []
     with guarded_page(browser, site_server + LESSON, requests=requests) as (page, problems):
         wait_ready(page)
-        wait_until(page, "navigator.serviceWorker.controller !== null", bool)
+        expect_service_worker(page, re.compile(r"/course-sw\.js\?"))
         # What the first visit downloaded is kept, each file once, by the Python worker itself
         # (the scripts, which it runs with importScripts, right after Python is ready).
         index = f"/pyodide/v{PYODIDE_VERSION}/"
