@@ -26,22 +26,18 @@ CACHED = """async () => {
 }"""
 
 
-def wait_until(page, script: str, condition, timeout_s: float = LOAD_TIMEOUT_MS / 1000):
-    """Evaluate ``script`` until ``condition(result)`` holds, and return that result.
+def wait_until_cached(page, condition, timeout_s: float = LOAD_TIMEOUT_MS / 1000) -> None:
+    """Read the page's caches (``CACHED``) until ``condition(kept)`` holds.
 
-    Polls with ``page.evaluate`` (run by DevTools, outside the page's CSP), not with
+    The one poll of the browser suite: Cache Storage has no change event, and the Python
+    worker stores its offline copies without telling the page.  It reads with
+    ``page.evaluate`` (run by DevTools, outside the page's CSP), not with
     ``page.wait_for_function``, whose predicate is an ``eval`` the lesson's CSP forbids.
     """
     deadline = time.monotonic() + timeout_s
-    while not condition(result := page.evaluate(script)):
-        assert time.monotonic() < deadline, f"timed out waiting on {script!r}; last result {result!r}"
+    while not condition(kept := page.evaluate(CACHED)):
+        assert time.monotonic() < deadline, f"timed out waiting on the caches; they hold {kept!r}"
         time.sleep(0.2)
-    return result
-
-
-def wait_until_cached(page, condition) -> None:
-    """Poll the page's caches (``CACHED``) until ``condition(kept)`` holds."""
-    wait_until(page, CACHED, condition)
 
 
 def wait_ready(page) -> None:
