@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib.util
 import re
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -73,11 +72,9 @@ def ready_offline(page) -> None:
 
 
 def wait_for_code(page, cell: str, code: str) -> None:
-    """Wait until the editor of ``cell`` holds ``code`` (the button puts it there asynchronously)."""
-    deadline = time.monotonic() + LOAD_TIMEOUT_MS / 1000
-    while (current := get_code(page, cell)) != code:
-        assert time.monotonic() < deadline, f"{cell} holds {current!r}"
-        time.sleep(0.1)
+    """Wait until the editor of ``cell`` holds ``code``, a change from the lesson's: its "edited" note shows then."""
+    expect(page.locator(f"{cell} .course-cell__edited")).to_be_visible()
+    assert get_code(page, cell) == code
 
 
 def check_status(page, cell: str):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from playwright.sync_api import expect
-from runner_fixture import LESSON, LOAD_TIMEOUT_MS, PYODIDE_VERSION, guarded_page, run
+from runner_fixture import LESSON, LOAD_TIMEOUT_MS, PYODIDE_VERSION, expect_service_worker, guarded_page, run
 
 pytestmark = pytest.mark.browser
 
@@ -25,22 +26,18 @@ CACHED = """async () => {
 }"""
 
 
-def wait_until(page, script: str, condition, timeout_s: float = LOAD_TIMEOUT_MS / 1000):
-    """Evaluate ``script`` until ``condition(result)`` holds, and return that result.
+def wait_until_cached(page, condition, timeout_s: float = LOAD_TIMEOUT_MS / 1000) -> None:
+    """Read the page's caches (``CACHED``) until ``condition(kept)`` holds.
 
-    Polls with ``page.evaluate`` (run by DevTools, outside the page's CSP), not with
+    The one poll of the browser suite: Cache Storage has no change event, and the Python
+    worker stores its offline copies without telling the page.  It reads with
+    ``page.evaluate`` (run by DevTools, outside the page's CSP), not with
     ``page.wait_for_function``, whose predicate is an ``eval`` the lesson's CSP forbids.
     """
     deadline = time.monotonic() + timeout_s
-    while not condition(result := page.evaluate(script)):
-        assert time.monotonic() < deadline, f"timed out waiting on {script!r}; last result {result!r}"
+    while not condition(kept := page.evaluate(CACHED)):
+        assert time.monotonic() < deadline, f"timed out waiting on the caches; they hold {kept!r}"
         time.sleep(0.2)
-    return result
-
-
-def wait_until_cached(page, condition) -> None:
-    """Poll the page's caches (``CACHED``) until ``condition(kept)`` holds."""
-    wait_until(page, CACHED, condition)
 
 
 def wait_ready(page) -> None:
@@ -51,7 +48,7 @@ def test_first_visit_fills_the_caches_then_the_lesson_runs_offline(browser, site
     requests: list[str] = []
     with guarded_page(browser, site_server + LESSON, requests=requests) as (page, problems):
         wait_ready(page)
-        wait_until(page, "navigator.serviceWorker.controller !== null", bool)
+        expect_service_worker(page, re.compile(r"/course-sw\.js\?"))
         # What the first visit downloaded is kept, each file once, by the Python worker itself
         # (the scripts, which it runs with importScripts, right after Python is ready).
         index = f"/pyodide/v{PYODIDE_VERSION}/"

@@ -1,8 +1,10 @@
 """The cell runner in a real Chromium: editor, output, namespace, queue, limits, Stop.
 
-One page (the hand-written fixture next to the built site, served like GitHub
-Pages: no cross-origin isolation) is shared by the tests of this module, so
-Pyodide boots once; the tests run in file order and each sets its own code.
+Two pages of the hand-written fixture next to the built site (served like GitHub
+Pages: no cross-origin isolation), so that Pyodide boots twice, not once per test:
+``first_visit``, on which the tests check what a fresh page shows and only run the
+lesson's code; and ``page``, on which each test sets the code it runs (or puts the
+lesson's code back with Reset), so that none depends on another having run first.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from runner_fixture import (
     PYODIDE_VERSION,
     SETTINGS_FILE,
     STATUS_RECORDER,
+    Gate,
     get_code,
     guarded_page,
     make_fixture_site,
@@ -32,16 +35,36 @@ from runner_fixture import (
 
 pytestmark = pytest.mark.browser
 
+BOOTING = re.compile(r"\bcourse-booting\b")  # <html>'s class until Python is ready and idle
+LIMIT_NOTICE = "Output limit reached (2000 lines or 200 kB per run); the rest is dropped."
+
 
 @pytest.fixture(scope="module")
-def page(browser, built_site, serve, tmp_path_factory):
-    folder = make_fixture_site(built_site, tmp_path_factory.mktemp("runner") / "site")
+def folder(built_site, tmp_path_factory):
+    return make_fixture_site(built_site, tmp_path_factory.mktemp("runner") / "site")
+
+
+@pytest.fixture(scope="module")
+def first_visit(browser, folder, serve):
     with guarded_page(browser, serve(folder) + "fixture/", init_script=STATUS_RECORDER) as (page, _problems):
         page.settings = json.loads((folder / SETTINGS_FILE).read_text())
         yield page
 
 
-def test_enhances_static_cells(page):
+@pytest.fixture(scope="module")
+def page(browser, folder, serve):
+    with guarded_page(browser, serve(folder) + "fixture/") as (page, _problems):
+        yield page
+
+
+def run_lesson_code(page, cell: str):
+    """Put the lesson's code back in ``cell`` (Reset) and run it; return the output."""
+    page.locator(f"{cell} .course-cell__button--reset").click()
+    return run(page, cell)
+
+
+def test_enhances_static_cells(first_visit):
+    page = first_visit
     expect(page.locator(".course-cell--live")).to_have_count(7)
     expect(page.locator(".course-cell__button--run")).to_have_count(7)
     expect(page.locator("#cell-1 .cm-content")).to_contain_text('greeting = "hello"')
@@ -50,33 +73,38 @@ def test_enhances_static_cells(page):
         page.locator(f"#cell-{number}").scroll_into_view_if_needed()
     expect(page.locator(".cm-editor")).to_have_count(7)
     expect(page.locator(".course-cell__static")).to_have_count(0)
-    expect(page.locator("#cell-1 .course-cell__label")).to_contain_text("Precomputed output")
     expect(page.locator("#cell-1 .course-cell__output")).to_have_attribute("role", "log")
     expect(page.locator("#cell-1 .course-cell__output")).to_have_attribute("aria-live", "polite")
     expect(page.locator("#cell-1 .course-cell__button--stop")).to_be_disabled()
     expect(page.locator("#cell-1 .course-cell__status")).to_have_attribute("role", "status")
 
 
-def test_progress_then_ready(page):
+def test_progress_then_ready(first_visit):
+    page = first_visit
     # Loading starts by itself when the page is idle and reports bytes.
-    expect(page.locator("#cell-1 .course-cell__status")).to_have_text("Python is ready", timeout=LOAD_TIMEOUT_MS)
+    expect(page.locator("html")).not_to_have_class(BOOTING, timeout=LOAD_TIMEOUT_MS)  # Python is ready
     sizes = page.settings["download_bytes"]
     total = (sizes["core"] + sum(sizes[name] for name in page.settings["preload_packages"])) / 1e6
     log = page.evaluate("window.__statusLog")
-    progress = [re.fullmatch(r"Loading Python… ([\d.]+) / ([\d.]+) MB", text) for text in log]
+    assert "Python is ready" in log, log
+    booting = log[: log.index("Python is ready")]  # (a Run of cell 1 says more after it)
+    progress = [re.fullmatch(r"Loading Python… ([\d.]+) / ([\d.]+) MB", text) for text in booting]
     loaded = [float(m[1]) for m in progress if m]
     assert loaded, log
     assert {m[2] for m in progress if m} == {f"{total:.1f}"}, log
     assert loaded == sorted(loaded), log
-    assert log[-1] == "Python is ready"
 
 
-def test_autorun_cell_ran_by_itself(page):
-    expect(page.locator("#cell-7")).to_have_attribute("data-state", "done", timeout=LOAD_TIMEOUT_MS)
-    expect(page.locator("#cell-7 .course-out--stdout")).to_have_text("autorun ok\n")
+def test_autorun_cell_ran_by_itself(first_visit):
+    expect(first_visit.locator("#cell-7")).to_have_attribute("data-state", "done", timeout=LOAD_TIMEOUT_MS)
+    expect(first_visit.locator("#cell-7 .course-out--stdout")).to_have_text("autorun ok\n")
 
 
-def test_run_replaces_precomputed_output(page):
+def test_run_replaces_precomputed_output(first_visit):
+    page = first_visit
+    # Once Python is ready, so that the boot's messages in cell 1 are left as a fresh page shows them.
+    expect(page.locator("html")).not_to_have_class(BOOTING, timeout=LOAD_TIMEOUT_MS)
+    expect(page.locator("#cell-1 .course-cell__label")).to_contain_text("Precomputed output")
     output = run(page, "#cell-1")
     assert status(page, "#cell-1").startswith("Done in")
     expect(output.locator(".course-out--stdout")).to_have_text("hello 0\nhello 1\nhello 2\n")
@@ -108,14 +136,14 @@ def test_last_expression_repr_and_none_hidden(page):
 
 
 def test_setup_code_stderr_and_numpy(page):
-    output = run(page, "#cell-2")
+    output = run_lesson_code(page, "#cell-2")
     expect(output.locator(".course-out--stdout")).to_have_text("values: [10 11 12 13 14]\n")
     expect(output.locator(".course-out--stderr")).to_have_text("warning: this goes to stderr\n")
     expect(output.locator(".course-out--result")).to_have_text("60")
 
 
 def test_traceback_uses_the_cells_line_numbers(page):
-    output = run(page, "#cell-3")
+    output = run_lesson_code(page, "#cell-3")
     assert status(page, "#cell-3") == "Error"
     text = output.locator(".course-out--error").inner_text()
     assert 'File "<cell 3>", line 4, in <module>' in text
@@ -135,12 +163,12 @@ def test_syntax_error_shows_the_caret(page):
 
 def test_shared_namespace_across_cells(page):
     run(page, "#cell-5", "shared = 7")
-    output = run(page, "#cell-6")
+    output = run_lesson_code(page, "#cell-6")
     expect(output.locator(".course-out--result")).to_have_text("42")
 
 
 def test_matplotlib_figures_with_alt_text(page):
-    output = run(page, "#cell-4")
+    output = run_lesson_code(page, "#cell-4")
     assert status(page, "#cell-4").startswith("Done in"), output.inner_text()
     image = output.locator("figure.course-out--figure img")
     expect(image).to_have_count(1)
@@ -177,17 +205,18 @@ def test_matplotlib_uses_the_prebuilt_font_list(page):
 
 
 def test_runs_are_queued_in_click_order(page):
-    busy = "import time\nt = time.time()\nwhile time.time() - t < {s}:\n    pass\norder.append({name!r})"
     run(page, "#cell-5", "order = []")
-    set_code(page, "#cell-1", busy.format(s=2, name="first"))
-    set_code(page, "#cell-3", busy.format(s=0, name="third"))
-    set_code(page, "#cell-2", busy.format(s=1, name="second"))
-    run(page, "#cell-1", wait=False)
-    expect(page.locator("#cell-1")).to_have_attribute("data-state", "running", timeout=LOAD_TIMEOUT_MS)
+    set_code(page, "#cell-3", "order.append('third')")
+    set_code(page, "#cell-2", "order.append('second')")
+    gate = Gate(page, "queue")  # cell 1 runs until the test opens the gate
+    gate.run("#cell-1", "order.append('first')")
+    expect(page.locator("#cell-1")).to_have_attribute("data-state", "running")
     run(page, "#cell-2", wait=False)
     run(page, "#cell-3", wait=False)
     run(page, "#cell-1", wait=False, force=True)  # Run on a running cell is ignored
-    expect(page.locator("#cell-3")).to_have_attribute("data-state", "queued")
+    expect(page.locator("#cell-2 .course-cell__status")).to_have_text("Queued…")
+    expect(page.locator("#cell-3 .course-cell__status")).to_have_text("Queued (2 ahead)")
+    gate.open()
     for cell in ("#cell-1", "#cell-2", "#cell-3"):
         expect(page.locator(cell)).to_have_attribute("data-state", "done", timeout=LOAD_TIMEOUT_MS)
     output = run(page, "#cell-5", "order")
@@ -198,6 +227,10 @@ def test_output_flood_is_capped(page):
     output = run(page, "#cell-5", "for i in range(100_000):\n    print(i)\n'finished'")
     assert status(page, "#cell-5").startswith("Done in")
     expect(output.locator(".course-out--result")).to_have_text("'finished'")
+    # Said once, where the output is cut, before what the run still shows.
+    expect(output.locator(".course-cell__notice--info")).to_have_text([LIMIT_NOTICE])
+    after_notice = output.locator(".course-cell__notice--info ~ .course-out--result")
+    expect(after_notice).to_have_text("'finished'")
     notice = output.locator(".course-cell__notice--dropped")
     expect(notice).to_contain_text("98,000 lines dropped")
     assert output.locator(".course-out--stdout").inner_text().count("\n") == 2000
@@ -223,7 +256,7 @@ def test_recursion_and_memory_errors_are_tracebacks(page):
     output = run(page, "#cell-5", "big = bytearray(2**31 - 1)")
     expect(output.locator(".course-out--error")).to_contain_text("MemoryError")
     # Python is still fine afterwards, the namespace too.
-    output = run(page, "#cell-6")
+    output = run_lesson_code(page, "#cell-6")
     expect(output.locator(".course-out--result")).to_have_text("42")
 
 
@@ -241,7 +274,7 @@ def test_stop_restarts_python_and_keeps_the_edited_code(page):
     expect(stop).to_be_disabled()
     assert get_code(page, "#cell-5") == code
     # A fresh Python serves the next Run; `shared` is gone with the old namespace.
-    output = run(page, "#cell-6")
+    output = run_lesson_code(page, "#cell-6")
     expect(output.locator(".course-out--error")).to_contain_text("NameError: name 'shared' is not defined")
     output = run(page, "#cell-5", "shared = 1\nshared")
     expect(output.locator(".course-out--result")).to_have_text("1")

@@ -14,7 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from playwright.sync_api import expect
-from runner_fixture import ISOLATION_HEADERS, LOAD_TIMEOUT_MS, get_code, guarded_page, make_fixture_site, run
+from runner_fixture import ISOLATION_HEADERS, LOAD_TIMEOUT_MS, Gate, get_code, guarded_page, make_fixture_site, run
 
 pytestmark = pytest.mark.browser
 
@@ -47,13 +47,14 @@ def test_stop_raises_keyboard_interrupt_and_keeps_the_namespace(page):
 
 
 def test_stop_cancels_a_queued_run(page):
-    busy = "import time\nt = time.time()\nwhile time.time() - t < 2:\n    pass\n'slow done'"
-    run(page, "#cell-5", busy, wait=False)
-    expect(page.locator("#cell-5")).to_have_attribute("data-state", "running", timeout=LOAD_TIMEOUT_MS)
+    gate = Gate(page, "queued")  # cell 5 runs until the test opens the gate
+    gate.run("#cell-5", "'slow done'")
+    expect(page.locator("#cell-5")).to_have_attribute("data-state", "running")
     run(page, "#cell-6", "'must not run'", wait=False)
     expect(page.locator("#cell-6")).to_have_attribute("data-state", "queued")
     page.locator("#cell-6 .course-cell__button--stop").click()
     expect(page.locator("#cell-6")).to_have_attribute("data-state", "stopped")
-    expect(page.locator("#cell-5")).to_have_attribute("data-state", "done", timeout=LOAD_TIMEOUT_MS)
+    gate.open()
+    expect(page.locator("#cell-5")).to_have_attribute("data-state", "done")
     expect(page.locator("#cell-5 .course-out--result")).to_have_text("'slow done'")
     expect(page.locator("#cell-6 .course-out--result")).to_have_count(0)

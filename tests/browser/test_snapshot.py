@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import re
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -68,6 +67,11 @@ REWRITE = """async ([cacheName, key, kind]) => {
 Patch = tuple[str, str, str]  # a Pyodide file's name, a text in it, its replacement
 
 
+def matches(line: str, pattern: re.Pattern[str] | str) -> re.Match[str] | str | None:
+    """The match of ``pattern`` (a pattern searched, or a whole line) in ``line``, or None."""
+    return pattern.search(line) if isinstance(pattern, re.Pattern) else (pattern if line == pattern else None)
+
+
 class Visit:
     """One page of a browser process on a profile; ``lines`` is what the worker said on the console."""
 
@@ -77,17 +81,18 @@ class Visit:
 
     def said(self, pattern: re.Pattern[str] | str) -> re.Match[str] | str | None:
         for line in self.lines:
-            found = pattern.search(line) if isinstance(pattern, re.Pattern) else (pattern if line == pattern else None)
-            if found:
+            if found := matches(line, pattern):
                 return found
         return None
 
     def wait_for(self, pattern: re.Pattern[str] | str) -> re.Match[str] | str:
-        deadline = time.monotonic() + LOAD_TIMEOUT_MS / 1000
-        while not (found := self.said(pattern)):
-            assert time.monotonic() < deadline, f"the worker never said {pattern!r}; it said {self.lines}"
-            self.page.wait_for_timeout(200)
-        return found
+        """What the worker said that matches ``pattern``: already, or in the console message to come that does."""
+        if found := self.said(pattern):
+            return found
+        message = self.page.wait_for_event(
+            "console", lambda message: matches(message.text, pattern) is not None, timeout=LOAD_TIMEOUT_MS
+        )
+        return matches(message.text, pattern)
 
     def print_of(self, cell: str, code: str) -> str:
         run(self.page, cell, code)

@@ -141,7 +141,7 @@ export async function startPython(settings) {
   const bridge = pyodide.pyimport("worker_bridge");
   if (settings.moduleHint) bridge.set_module_hint(settings.moduleHint);
   // Import what was preloaded (numpy: ~0.8 s) now, so that a first Run does not pay for it.
-  for (const name of settings.preload) pyodide.pyimport(name.replace(/-/g, "_"));
+  for (const name of settings.preload) importPreloaded(pyodide, name);
   progress.loaded = progress.total = Math.max(progress.loaded, progress.total);
   postProgress(true);
   keepScriptsInCache(scripts);
@@ -158,6 +158,17 @@ function useBytecode(pyodide, zipBytes) {
     pyodide.runPython(`import sys; sys.pycache_prefix = ${JSON.stringify(BYTECODE_PREFIX)}`);
   } catch (err) {
     console.warn(`course: the packages' bytecode not used (${err.message || err})`);
+  }
+}
+
+/* Import preloaded package `name`; loadPyodide only logs a wheel it could not download, so name it here. */
+function importPreloaded(pyodide, name) {
+  try {
+    pyodide.pyimport(name.replace(/-/g, "_"));
+  } catch (err) {
+    const lines = String(err && err.message ? err.message : err).trim().split("\n");
+    const why = lines.filter((line) => /^\w+(Error|Exception)\b/.test(line)).pop() ?? lines.pop();
+    throw new Error(`the package ${name} could not be loaded (${why})`);
   }
 }
 

@@ -14,11 +14,13 @@ const cancelled = new Set(); // run ids dropped while their packages loaded
 /* Load the wheels that `msg`'s setup and code import; progress goes to the page. */
 async function loadPackages(msg) {
   const { pyodide, bridge, importPackages } = python;
+  const requested = []; // every package Pyodide said it loads for this run
   const onMessage = (text) => {
     const m = /^Loading (.+)$/.exec(String(text));
     if (!m) return;
     const names = m[1].split(",").map((s) => s.trim()).filter(Boolean);
     progress.packages = names;
+    requested.push(...names);
     progress.loaded = 0;
     progress.total = packageSizes(names);
     postProgress(true);
@@ -31,11 +33,18 @@ async function loadPackages(msg) {
     const names = extra.toJs();
     extra.destroy();
     if (names.length) await pyodide.loadPackage(names, quiet);
+    failIfMissing(requested);
   }
   if (pyodide.loadedPackages.matplotlib && !warmedMatplotlib) {
     warmedMatplotlib = true;
     bridge.warm_matplotlib(await fontList());
   }
+}
+
+/* Pyodide's loader reports a wheel it could not download only to errorCallback: name it in an error. */
+function failIfMissing(names) {
+  const missing = names.filter((name) => !python.pyodide.loadedPackages[name]);
+  if (missing.length) throw new Error(`could not download ${missing.join(", ")}`);
 }
 
 /** Run one cell (a "run" message): its packages, then its code; ends with "done". */
