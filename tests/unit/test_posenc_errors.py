@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -210,6 +212,39 @@ def test_attention_score_overflow_refused() -> None:
         attention(big, big, np.ones((1, 1)))
 
 
+@pytest.mark.parametrize(
+    "k_row",
+    [[1e200, 1e200], [1e200, -1e200]],  # products overflow to inf; inf + -inf is NaN
+    ids=["overflow", "inf-minus-inf"],
+)
+def test_attention_score_overflow_is_one_clear_error_without_warnings(k_row: list[float]) -> None:
+    big = np.full((1, 2), 1e200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a RuntimeWarning from numpy would reach the learner's output too
+        with pytest.raises(ValueError) as caught:
+            attention_weights(big, np.array([k_row]))
+    assert str(caught.value) == "q @ k^T overflowed (|q| and |k| too large for the float type); rescale q and k"
+
+
+def test_attention_refuses_empty_keys_width_in_a_batch() -> None:
+    """d_k = 0 with leading axes: the check reads the last axis, not len_q."""
+    with pytest.raises(ValueError, match=r"^d_k must be >= 1, got shapes q\.shape=\(2, 3, 0\), k\.shape=\(2, 4, 0\)$"):
+        attention_weights(np.ones((2, 3, 0)), np.ones((2, 4, 0)))
+
+
+def test_attention_names_every_shape_when_batch_axes_do_not_broadcast() -> None:
+    with pytest.raises(ValueError) as caught:
+        attention_weights(np.ones((2, 3, 4)), np.ones((3, 5, 4)))
+    assert str(caught.value) == (
+        "leading (batch) axes do not broadcast: got shapes q.shape=(2, 3, 4), k.shape=(3, 5, 4)"
+    )
+    with pytest.raises(ValueError) as caught:  # q and k broadcast, v does not
+        attention(np.ones((2, 1, 4)), np.ones((1, 5, 4)), np.ones((3, 5, 2)))
+    assert str(caught.value) == (
+        "leading (batch) axes do not broadcast: got shapes q.shape=(2, 1, 4), k.shape=(1, 5, 4), v.shape=(3, 5, 2)"
+    )
+
+
 def test_attention_non_numeric() -> None:
     with pytest.raises(TypeError, match="q must be a real numeric array"):
         attention([["a", "b"]], K[:, :2], V)
@@ -298,6 +333,8 @@ LLAMA3 = {
         ({**LLAMA3, "factor": 0.0}, r"scaling\['factor'\] must be a positive finite number"),
         ({"rope_type": "linear", "factor": float("nan")}, r"scaling\['factor'\] must be a positive finite"),
         ({"rope_type": "linear", "factor": 2.0, "beta_fast": 32}, r"unknown key 'beta_fast'.*'linear'"),
+        # both type keys: 'rope_type' is read, the legacy 'type' is one key too many
+        ({"rope_type": "linear", "type": "linear", "factor": 2.0}, r"unknown key 'type' for rope_type 'linear'"),
         ({**YARN, "low_freq_factor": 1.0}, r"unknown key 'low_freq_factor'.*'yarn'"),
         ({**YARN, "beta_fast": 1.0, "beta_slow": 2.0}, r"scaling\['beta_fast'\] must be >= scaling\['beta_slow'\]"),
         ({**YARN, "original_max_position_embeddings": -4}, r"scaling\['original_max_position_embeddings'\]"),
@@ -314,8 +351,11 @@ def test_rope_frequencies_bad_scaling_value(scaling: dict, match: str) -> None:
 @pytest.mark.parametrize(
     ("scaling", "match"),
     [
-        ([("rope_type", "linear")], "scaling must be None or a mapping"),
-        ("linear", "scaling must be None or a mapping"),
+        (
+            [("rope_type", "linear")],
+            r"^scaling must be None or a mapping like \{'rope_type': 'linear', 'factor': 2\.0\}, got list$",
+        ),
+        ("linear", "^scaling must be None or a mapping .*, got str$"),
         ({"rope_type": "linear", "factor": "2"}, r"scaling\['factor'\] must be a positive finite number"),
         ({"rope_type": "linear", "factor": True}, r"scaling\['factor'\]"),
         ({**YARN, "beta_fast": None}, r"scaling\['beta_fast'\]"),

@@ -112,6 +112,10 @@ YARN_EQUAL_BETAS = {"rope_type": "yarn", "beta_fast": 1.0, "beta_slow": 1.0}
         (32, 500.0, {"rope_type": "yarn", "factor": 2.0, "original_max_position_embeddings": 512, "beta_slow": 2.0}),
         # beta_slow so small that the ramp's top is clamped to head_dim - 1
         (8, 10000.0, {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096, "beta_slow": 1e-5}),
+        # a short context: c(beta_fast) < 0, so the ramp's bottom is clamped to dimension 0
+        (16, 10000.0, {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64}),
+        # low == high == 0 (ln base = 1, L = 2 pi: c(1) = 0): pairs 1, 2, 3 above the widened ramp are interpolated
+        (8, math.e, {**YARN_EQUAL_BETAS, "factor": 4.0, "original_max_position_embeddings": 2 * math.pi}),
         # low == high == head_dim - 1: the zero-width ramp that transformers widens by 0.001
         (8, 10000.0, {**YARN_EQUAL_BETAS, "factor": 4.0, "original_max_position_embeddings": 188_495_559}),
         (
