@@ -9,9 +9,10 @@ they are registered with pyplot: a notebook or the course's cell runner picks up
 open figures by itself. Every function also *returns* its ``Figure``; none calls
 ``plt.show()``. Close figures you no longer need with ``plt.close(fig)``.
 Each figure carries a title and fits a page: 8 x 3 in for a heatmap, 9 x 3.2 in for
-the comparison, 4.5 x 3.6 in for a similarity map. A figure a function makes itself also gets alt text, in ``fig.alt_text``: what the figure
-shows, in words ("Heatmap of sinusoidal positional encoding, 64 rows (position
-pos) by 128 columns …"). The course's cells use it as the image's alt; a
+the comparison, 4.5 x 3.6 in for a similarity map. A figure a function makes
+itself also gets alt text, in ``fig.alt_text``: what the figure shows, in words
+("Heatmap of sinusoidal positional encoding, 64 rows (position pos) by 128
+columns …"). The course's cells use it as the image's alt; a
 function that draws into axes you pass leaves your figure's alt text alone.
 """
 
