@@ -14,7 +14,7 @@ from course_site.errors import LessonError
 from course_site.execute import PageRunner
 from course_site.exercises import Exercise, parse_exercises
 from course_site.exercises_html import course_exercise_ids, insert_progress, render_exercise
-from course_site.fences import scan, to_cell
+from course_site.fences import CellOptions, scan, to_cell
 from course_site.lesson_page import LessonBlocks, PendingExercise
 from course_site.quiz import markdown_converter
 
@@ -343,3 +343,18 @@ def test_build_fails_at_a_hint_outside_an_exercise(tmp_path):
     done = build(make_project(tmp_path, "# L\n\n```pyodide\nx = 1\n# --- hint ---\nSee.\n```\n"))
     assert done.returncode != 0
     assert "lessons/lesson.md:5: '# --- hint ---' outside an exercise" in done.stderr
+
+
+def test_late_exercises_take_the_next_exercise_and_cell_numbers():
+    page = LessonBlocks(MIXED, PATH, 1, runner=None)  # 2 cells, 1 exercise
+    [block] = scan(PAGE, PATH)[:1]
+    numbers = []
+    for title in ("Late one", "Late two"):
+        taken = page.take(block.lang, block.body, {**block.options, "exercise": title})
+        numbers.append((taken.number, taken.index))
+    assert numbers == [(2, 4), (3, 5)]
+
+
+def test_the_runnable_part_is_never_run_at_build_time_nor_on_load():
+    [exercise] = exercises_of(PAGE)
+    assert exercise.cell().options == CellOptions(height=6, autorun=False, execute=False)

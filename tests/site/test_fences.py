@@ -159,3 +159,29 @@ def test_quiz_parses_and_renders_accessible_form():
 def test_bad_quiz_names_file_and_line(body, message):
     with pytest.raises(LessonError, match=message):
         parse_quiz(scan(f"\n\n```quiz\n{body}\n```\n", "lessons/q.md")[0])
+
+
+def test_a_quiz_that_another_plugin_adds_is_parsed_rendered_and_numbered_after_the_pages_quizzes():
+    blocks = LessonBlocks(QUIZ, "lessons/p.md", 1, None)
+    quiz_body = QUIZ.split("\n", 1)[1].rsplit("```", 1)[0]
+    late = [blocks.take("quiz", quiz_body, {}) for _ in range(2)]
+    expected = render_quiz(parse_quiz(fence_block("quiz", quiz_body, {}, "lessons/p.md")), 2)
+    assert isinstance(late[0], PendingQuiz) and late[0].html == expected
+    assert 'id="quiz-3"' in late[1].html  # each late quiz takes the next number
+    with pytest.raises(LessonError, match=r"^lessons/p\.md: .*exactly one right option"):
+        blocks.take("quiz", "Q?\n\n- [ ] a\n    why\n- [ ] b\n    why", {})
+
+
+def test_a_fence_that_was_never_rendered_is_reported_with_what_to_do():
+    blocks = LessonBlocks("text\n\n```pyodide\nx = 1\n```\n", "lessons/p.md", 1, None)
+    with pytest.raises(LessonError) as caught:
+        blocks.check_all_taken()
+    assert str(caught.value) == (
+        "lessons/p.md:3: this ```pyodide fence was not rendered; fences must start a line "
+        "(inside admonitions and tabs, indent them like the text)"
+    )
+
+
+def test_a_late_fences_body_loses_only_its_surrounding_newlines():
+    """The first line's indentation and every other character are the author's."""
+    assert fence_block("pyodide", "\n\n  X = 1\nprint(X)\n\n", {}, "lessons/p.md").body == "  X = 1\nprint(X)"
