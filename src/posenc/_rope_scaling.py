@@ -50,7 +50,7 @@ _YARN_DEFAULTS = {"beta_fast": 32.0, "beta_slow": 1.0}
 
 def default_inv_freq(head_dim: int, base: float) -> NDArray[np.float64]:
     """Unscaled ``theta_i = base^(-2i / head_dim)``, shape ``(head_dim // 2,)``; no checks."""
-    return base ** (-np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)
+    return base ** (-np.arange(0, head_dim, 2) / head_dim)
 
 
 def rope_frequencies(

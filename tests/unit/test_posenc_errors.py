@@ -394,3 +394,10 @@ def test_rope_frequencies_type_specific_limits() -> None:
     assert np.isfinite(frequencies_above_the_limit).all()
     with pytest.raises(ValueError, match="base must be a positive finite number"):
         rope_frequencies(8, base=-1.0)
+
+
+def test_rope_names_base_in_its_errors() -> None:
+    with pytest.raises(ValueError, match=r"^base must be a positive finite number, got 0\.0$"):
+        rope(np.ones((2, 4)), base=0.0)
+    with pytest.raises(ValueError, match=r"^positions too large for base=0\.01: "):
+        rope(np.ones((1, 4)), positions=[1e308], base=0.01)  # theta_1 = 10
