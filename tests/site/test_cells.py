@@ -189,3 +189,18 @@ def test_an_empty_output_region_is_a_hidden_polite_log_named_after_its_cell():
         "tabindex": "0",
         "hidden": None,
     }
+
+
+_PRECOMPUTED_LABEL = "Precomputed output (from when the site was built). Run the cell to make your own."
+
+
+def test_build_time_output_starts_with_a_label_that_the_script_shows_and_a_visible_region():
+    rendered = render(PAGE, [Output("stdout", "True\n")])
+    [region] = [attrs for attrs, _ in rendered.all("div") if attrs.get("class") == "course-cell__output"]
+    assert "hidden" not in region and region["aria-live"] == "polite"
+    tree = rendered.tree()
+    label = tree[tree.index(("div", region)) + 1]
+    assert label == ("p", {"class": "course-cell__label", "hidden": None})
+    assert ({"class": "course-cell__label", "hidden": None}, _PRECOMPUTED_LABEL) in rendered.all("p")
+    assert not [attrs for attrs, _ in render(PAGE, []).all("p") if attrs.get("class") == "course-cell__label"]
+
