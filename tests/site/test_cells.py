@@ -203,4 +203,3 @@ def test_build_time_output_starts_with_a_label_that_the_script_shows_and_a_visib
     assert label == ("p", {"class": "course-cell__label", "hidden": None})
     assert ({"class": "course-cell__label", "hidden": None}, _PRECOMPUTED_LABEL) in rendered.all("p")
     assert not [attrs for attrs, _ in render(PAGE, []).all("p") if attrs.get("class") == "course-cell__label"]
-
