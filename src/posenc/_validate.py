@@ -101,15 +101,13 @@ def _first_nonfinite(a: NDArray[Any]) -> tuple[tuple[int, ...], Any]:
 
 
 def check_finite(a: NDArray[Any], name: str) -> None:
-    """Raise ``ValueError`` naming ``name`` if ``a`` holds a NaN or an infinity.
+    """Raise ``ValueError`` naming ``name`` if the float array ``a`` holds a NaN or an infinity.
 
     Fast path: the sum of an array is finite only if every element is (a NaN or
     an inf anywhere propagates), and ``sum`` needs no boolean temporary. Only if
     the sum is not finite -- bad data, or a harmless overflow -- do we look at
     each element.
     """
-    if a.size == 0 or a.dtype.kind in "iub":
-        return
     with np.errstate(over="ignore", invalid="ignore"):
         total = np.add.reduce(a, axis=None)
     if np.isfinite(total) or np.isfinite(a).all():
@@ -118,7 +116,7 @@ def check_finite(a: NDArray[Any], name: str) -> None:
     raise ValueError(f"{name} must be finite (no NaN or inf), found {value} at index {index}")
 
 
-def as_real_array(x: ArrayLike, name: str, *, min_ndim: int = 0) -> NDArray[np.floating]:
+def as_real_array(x: ArrayLike, name: str, *, min_ndim: int) -> NDArray[np.floating]:
     """Convert ``x`` to a finite floating array with at least ``min_ndim`` axes.
 
     Floating input keeps its dtype; integer input becomes float64. Bool,

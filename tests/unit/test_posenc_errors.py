@@ -83,8 +83,47 @@ def test_sinusoidal_bad_base_type(base: object) -> None:
 
 def test_sinusoidal_angle_overflow_refused() -> None:
     """base < 1 makes frequencies > 1; huge positions would give sin(inf) = NaN."""
-    with pytest.raises(ValueError, match="positions too large for base"):
-        sinusoidal([1e300], 8, base=1e-20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the error alone, no RuntimeWarning from the overflow
+        with pytest.raises(ValueError) as caught:
+            sinusoidal([1e300, -2e300], 8, base=1e-20)
+    assert str(caught.value) == (
+        "positions too large for base=1e-20: position * frequency overflows float64 "
+        "(largest |position| = 2e+300); use base > 1 or smaller positions"
+    )
+
+
+def test_huge_finite_positions_whose_sum_overflows_are_fine_and_quiet() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pe = sinusoidal([1e308, 1e308, -1e308], 4)  # their sum overflows; each is finite
+    assert np.isfinite(pe).all()
+
+
+@pytest.mark.parametrize(
+    ("positions", "message"),
+    [
+        ([float("nan")], "positions must be finite (no NaN or inf), found nan at index (0,)"),
+        ([1.0, inf, -inf], "positions must be finite (no NaN or inf), found inf at index (1,)"),
+    ],
+)
+def test_non_finite_positions_are_one_clear_error_without_warnings(positions: list[float], message: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError) as caught:
+            sinusoidal(positions, 4)
+    assert str(caught.value) == message
+
+
+def test_counts_name_what_they_got() -> None:
+    with pytest.raises(TypeError) as caught:
+        causal_mask(2.0)  # type: ignore[arg-type]
+    assert str(caught.value) == "n must be an int count, got float 2.0"
+
+
+def test_a_ragged_array_is_named() -> None:
+    with pytest.raises(ValueError, match=r"^q must be a rectangular numeric array: \S"):
+        attention_weights([[1.0, 2.0], [3.0]], np.ones((1, 2)))
 
 
 # --- rope -----------------------------------------------------------------------------
