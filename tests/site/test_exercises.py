@@ -358,3 +358,11 @@ def test_late_exercises_take_the_next_exercise_and_cell_numbers():
 def test_the_runnable_part_is_never_run_at_build_time_nor_on_load():
     [exercise] = exercises_of(PAGE)
     assert exercise.cell().options == CellOptions(height=6, autorun=False, execute=False)
+
+
+def test_an_empty_setup_section_is_allowed_and_a_missing_title_says_how_to_give_one():
+    [exercise] = exercises_of(fence("# --- setup ---\n\n" + COMPLETE))
+    assert exercise.setup == ""
+    with pytest.raises(LessonError) as caught:
+        exercises_of(fence(COMPLETE, 'exercise=" "'))
+    assert str(caught.value) == f'{PATH}:3: an exercise needs a title: exercise="The period of a pair" on the fence'

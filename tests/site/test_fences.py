@@ -185,3 +185,23 @@ def test_a_fence_that_was_never_rendered_is_reported_with_what_to_do():
 def test_a_late_fences_body_loses_only_its_surrounding_newlines():
     """The first line's indentation and every other character are the author's."""
     assert fence_block("pyodide", "\n\n  X = 1\nprint(X)\n\n", {}, "lessons/p.md").body == "  X = 1\nprint(X)"
+
+
+def test_the_pages_quizzes_are_numbered_in_page_order():
+    second = QUIZ.replace("Why *order*?", "Why *position*?")
+    blocks = LessonBlocks("```pyodide\nx = 1\n```\n\n" + QUIZ + "\n" + second, "lessons/p.md", 1, None)
+    quizzes = [item.html for item in blocks.pending.values() if isinstance(item, PendingQuiz)]
+    assert quizzes == [
+        render_quiz(parse_quiz(block), number)
+        for number, block in enumerate(scan(QUIZ + "\n" + second, "lessons/p.md"), start=1)
+    ]
+    assert 'id="quiz-1"' in quizzes[0] and 'id="quiz-2"' in quizzes[1]
+
+
+def test_two_right_options_are_reported_with_what_to_do():
+    with pytest.raises(LessonError) as caught:
+        parse_quiz(scan("```quiz\nQ?\n\n- [x] a\n    why\n- [x] b\n    why\n```\n", "lessons/q.md")[0])
+    assert str(caught.value) == (
+        "lessons/q.md:6: a quiz needs exactly one right option marked '- [x]', found 2 (lines 4, 6): "
+        "keep '- [x]' on the right one, '- [ ]' on the others"
+    )
