@@ -9,6 +9,7 @@ import pytest
 
 from posenc import (
     alibi_bias,
+    alibi_slopes,
     attention,
     attention_weights,
     causal_mask,
@@ -113,6 +114,23 @@ def test_non_finite_positions_are_one_clear_error_without_warnings(positions: li
         with pytest.raises(ValueError) as caught:
             sinusoidal(positions, 4)
     assert str(caught.value) == message
+
+
+def test_positions_and_base_name_what_they_got() -> None:
+    with pytest.raises(TypeError) as caught:
+        sinusoidal(2.5, 4)  # type: ignore[arg-type]
+    assert str(caught.value) == "positions must be an int count n or a 1-D array of positions, got float 2.5"
+    with pytest.raises(TypeError, match=r"^positions must hold real numbers: \S"):
+        sinusoidal([10**400], 4)  # too large for a float
+    with pytest.raises(TypeError) as caught:
+        sinusoidal(4, 4, base="10")  # type: ignore[arg-type]
+    assert str(caught.value) == "base must be a positive finite number, got str '10'"
+    with pytest.raises(TypeError) as caught:
+        alibi_slopes(2.0)  # type: ignore[arg-type]
+    assert str(caught.value) == "n_heads must be a positive int, got float 2.0"
+    with pytest.raises(ValueError) as caught:
+        alibi_slopes(0)
+    assert str(caught.value) == "n_heads must be positive, got 0"
 
 
 def test_counts_name_what_they_got() -> None:
@@ -253,15 +271,15 @@ def test_attention_score_overflow_refused() -> None:
 
 @pytest.mark.parametrize(
     "k_row",
-    [[1e200, 1e200], [1e200, -1e200]],  # products overflow to inf; inf + -inf is NaN
+    [[1e20, 1e20], [1e20, -1e20]],  # float32 products overflow to inf; inf + -inf is NaN
     ids=["overflow", "inf-minus-inf"],
 )
 def test_attention_score_overflow_is_one_clear_error_without_warnings(k_row: list[float]) -> None:
-    big = np.full((1, 2), 1e200)
+    big = np.full((1, 2), 1e20, dtype=np.float32)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a RuntimeWarning from numpy would reach the learner's output too
         with pytest.raises(ValueError) as caught:
-            attention_weights(big, np.array([k_row]))
+            attention_weights(big, np.array([k_row], dtype=np.float32))
     assert str(caught.value) == "q @ k^T overflowed (|q| and |k| too large for the float type); rescale q and k"
 
 
