@@ -366,3 +366,19 @@ def test_an_empty_setup_section_is_allowed_and_a_missing_title_says_how_to_give_
     with pytest.raises(LessonError) as caught:
         exercises_of(fence(COMPLETE, 'exercise=" "'))
     assert str(caught.value) == f'{PATH}:3: an exercise needs a title: exercise="The period of a pair" on the fence'
+
+
+def test_exercises_with_different_titles_live_on_one_page():
+    page = fence(COMPLETE, 'exercise="First"') + fence(COMPLETE, 'exercise="Second"')
+    assert [exercise.title for exercise in exercises_of(page)] == ["First", "Second"]
+
+
+def test_an_exercise_without_setup_has_an_empty_one_at_its_first_body_line():
+    [exercise] = exercises_of(fence(COMPLETE))
+    assert (exercise.setup, exercise.setup_line, exercise.starter_line) == ("", 4, 5)
+
+
+def test_an_unknown_exercise_option_is_named_with_the_valid_ones():
+    with pytest.raises(LessonError) as caught:
+        exercises_of(fence(COMPLETE, 'exercise="Pairs" autorun="true"'))
+    assert str(caught.value) == f"{PATH}:3: unknown option 'autorun' on an exercise (valid options: exercise, height)"
