@@ -184,7 +184,8 @@ def test_a_fence_that_was_never_rendered_is_reported_with_what_to_do():
 
 def test_a_late_fences_body_loses_only_its_surrounding_newlines():
     """The first line's indentation and every other character are the author's."""
-    assert fence_block("pyodide", "\n\n  X = 1\nprint(X)\n\n", {}, "lessons/p.md").body == "  X = 1\nprint(X)"
+    assert fence_block("pyodide", "\n\n  x = 1\nprint(x)\n\n", {}, "lessons/p.md").body == "  x = 1\nprint(x)"
+    assert fence_block("pyodide", "\nX = 1\nX\n", {}, "lessons/p.md").body == "X = 1\nX"
 
 
 def test_the_pages_quizzes_are_numbered_in_page_order():

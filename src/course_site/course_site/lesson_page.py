@@ -65,7 +65,8 @@ class LessonBlocks:
             runner.prove(exercises)
         # Cells and exercises share the cell numbering (their elements' ids); exercises are numbered apart too.
         indices, exercise_numbers, quiz_numbers = count(1), count(1), count(1)
-        cell_items, exercise_items, quiz_items = iter(zip(cells, outputs, strict=True)), iter(exercises), iter(quizzes)
+        cell_items, output_items = iter(cells), iter(outputs)
+        exercise_items, quiz_items = iter(exercises), iter(quizzes)
         self.blocks: dict[int, Block] = dict(enumerate(blocks, start=1))
         self.pending: dict[int, PendingCell | PendingExercise | PendingQuiz] = {}
         for number, block in self.blocks.items():
@@ -74,8 +75,7 @@ class LessonBlocks:
             elif is_exercise(block):
                 self.pending[number] = PendingExercise(next(exercise_items), next(exercise_numbers), next(indices))
             else:
-                cell, cell_outputs = next(cell_items)
-                self.pending[number] = PendingCell(cell, next(indices), cell_outputs)
+                self.pending[number] = PendingCell(next(cell_items), next(indices), next(output_items))
         self.counts = {CELL: len(cells) + len(exercises), EXERCISE: len(exercises), QUIZ: len(quizzes)}
 
     def take(self, lang: str, body: str, options: dict[str, str]) -> PendingCell | PendingExercise | PendingQuiz:
