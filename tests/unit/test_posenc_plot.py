@@ -246,3 +246,7 @@ def test_cosine_similarity_is_float64_for_any_float_input() -> None:
     sim = plot.cosine_similarity(np.array([[3.0, 4.0], [0.0, 0.0]], dtype=np.float32))
     assert sim.dtype == np.float64
     np.testing.assert_array_equal(sim, [[1.0, 0.0], [0.0, 0.0]])  # a zero row is similar to nothing
+
+
+def test_heatmap_limits_follow_small_values_too() -> None:
+    assert plot.heatmap(np.array([[0.25, -0.5]])).axes[0].images[0].get_clim() == (-0.5, 0.5)
