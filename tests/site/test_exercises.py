@@ -382,3 +382,12 @@ def test_an_unknown_exercise_option_is_named_with_the_valid_ones():
     with pytest.raises(LessonError) as caught:
         exercises_of(fence(COMPLETE, 'exercise="Pairs" autorun="true"'))
     assert str(caught.value) == f"{PATH}:3: unknown option 'autorun' on an exercise (valid options: exercise, height)"
+
+
+def test_two_exercises_with_one_title_are_reported_with_why_titles_must_differ():
+    with pytest.raises(LessonError) as caught:
+        exercises_of(fence(COMPLETE) + fence(COMPLETE, 'exercise="pairs!"'))
+    assert str(caught.value) == (
+        f'{PATH}:13: two exercises of this page are titled "pairs!" (the first at line 3); '
+        "titles name the learner's saved progress, so they must differ"
+    )
