@@ -206,3 +206,8 @@ def test_two_right_options_are_reported_with_what_to_do():
         "lessons/q.md:6: a quiz needs exactly one right option marked '- [x]', found 2 (lines 4, 6): "
         "keep '- [x]' on the right one, '- [ ]' on the others"
     )
+
+
+def test_a_cell_with_only_a_setup_section_has_no_visible_code():
+    with pytest.raises(LessonError, match=r"^lessons/p\.md:1: the ```pyodide cell has no visible code$"):
+        to_cell(scan("```pyodide\n# --- setup ---\nx = 1\n```\n", "lessons/p.md")[0])
