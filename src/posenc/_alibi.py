@@ -12,14 +12,14 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from posenc._validate import check_count, check_d_model
+from posenc._validate import check_count, check_positive_int
 
 __all__ = ["alibi_bias", "alibi_slopes"]
 
 
 def _power_of_two_slopes(n_heads: int) -> NDArray[np.float64]:
     """``2^(-8h/n)`` for ``h = 1..n``, shape ``(n,)``."""
-    return 2.0 ** (-8.0 * np.arange(1, n_heads + 1, dtype=np.float64) / n_heads)
+    return 2.0 ** (-8.0 * np.arange(1, n_heads + 1) / n_heads)
 
 
 def alibi_slopes(n_heads: int) -> NDArray[np.float64]:
@@ -58,7 +58,7 @@ def alibi_slopes(n_heads: int) -> NDArray[np.float64]:
     >>> alibi_slopes(6) * 64  # 4 heads' slopes, then 2^-1 and 2^-3 from the 8-head sequence
     array([16.  ,  4.  ,  1.  ,  0.25, 32.  ,  8.  ])
     """
-    n_heads = check_d_model(n_heads, even=False, name="n_heads")
+    n_heads = check_positive_int(n_heads, "n_heads")
     power = 1 << (n_heads.bit_length() - 1)  # largest power of two <= n_heads
     if power == n_heads:
         return _power_of_two_slopes(n_heads)
@@ -104,6 +104,6 @@ def alibi_bias(n_heads: int, seq_len: int) -> NDArray[np.float64]:
     """
     slopes = alibi_slopes(n_heads)  # (n_heads,)
     seq_len = check_count(seq_len, "seq_len")
-    positions = np.arange(seq_len, dtype=np.float64)
+    positions = np.arange(seq_len)
     distance = np.abs(positions[:, None] - positions[None, :])  # (seq_len, seq_len)
     return -slopes[:, None, None] * distance

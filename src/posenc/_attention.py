@@ -13,6 +13,8 @@ permutation-equivariant). That is why the other modules of this package exist.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -252,11 +254,12 @@ def _check_batch_shapes(**arrays: NDArray) -> None:
 
 
 def _scaled_scores(q: NDArray, k: NDArray) -> NDArray[np.floating]:
-    """``q k^T / sqrt(d_k)``, shape ``(..., len_q, len_k)``, in the common float dtype."""
-    dtype = np.result_type(q.dtype, k.dtype)
-    d_k = q.shape[-1]
+    """``q k^T / sqrt(d_k)``, shape ``(..., len_q, len_k)``, in the common float dtype.
+
+    ``sqrt(d_k)`` is a Python float, which keeps float32 (or float16) scores in their type.
+    """
     with np.errstate(over="ignore", invalid="ignore"):
-        scores = (q @ np.swapaxes(k, -1, -2)).astype(dtype, copy=False) / np.sqrt(dtype.type(d_k))
+        scores = (q @ np.swapaxes(k, -1, -2)) / math.sqrt(q.shape[-1])
     if not np.isfinite(scores).all():
         raise ValueError("q @ k^T overflowed (|q| and |k| too large for the float type); rescale q and k")
     return scores

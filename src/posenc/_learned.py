@@ -15,8 +15,8 @@ from numpy.typing import ArrayLike, NDArray
 from posenc._validate import (
     as_positions,
     check_count,
-    check_d_model,
     check_positive,
+    check_positive_int,
     check_seed,
 )
 
@@ -75,7 +75,7 @@ class LearnedEmbedding:
         if max_len < 1:
             raise ValueError(f"max_len must be at least 1, got {max_len}")
         self.max_len: int = max_len
-        self.d_model: int = check_d_model(d_model, even=False)
+        self.d_model: int = check_positive_int(d_model, "d_model")
         self.std: float = check_positive(std, "std")
         self.seed: int | None = check_seed(seed)
         rng = np.random.default_rng(self.seed)

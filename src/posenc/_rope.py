@@ -118,7 +118,7 @@ def rope(
         )
     if pairing not in PAIRINGS:
         raise ValueError(f"pairing must be one of {PAIRINGS}, got {pairing!r}")
-    positions = np.arange(seq, dtype=np.float64) if positions is None else as_positions(positions)
+    positions = as_positions(seq if positions is None else positions)  # a count n means 0 .. n - 1
     if len(positions) != seq:
         raise ValueError(
             f"positions has length {len(positions)} but x has seq={seq} rows along axis -2 (x.shape={x.shape})"
@@ -139,11 +139,11 @@ def _rotation_tables(
     if theta.size:
         check_angles_finite(positions, float(np.max(theta)), base)
     angles = positions[:, None] * theta  # (seq, d/2), float64 for accuracy
-    cos, sin = np.cos(angles), np.sin(angles)
+    tables = np.stack([np.cos(angles), np.sin(angles)])  # (2, seq, d/2)
     if scale != 1.0:
-        cos *= scale
-        sin *= scale
-    return cos.astype(dtype, copy=False), sin.astype(dtype, copy=False)
+        tables *= scale
+    cos, sin = tables.astype(dtype)
+    return cos, sin
 
 
 def _pair_lanes(a: NDArray[np.floating], pairing: str) -> tuple[NDArray, NDArray]:

@@ -50,7 +50,7 @@ _YARN_DEFAULTS = {"beta_fast": 32.0, "beta_slow": 1.0}
 
 def default_inv_freq(head_dim: int, base: float) -> NDArray[np.float64]:
     """Unscaled ``theta_i = base^(-2i / head_dim)``, shape ``(head_dim // 2,)``; no checks."""
-    return base ** (-np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)
+    return base ** (-np.arange(0, head_dim, 2) / head_dim)
 
 
 def rope_frequencies(
@@ -158,7 +158,7 @@ def _read_scaling(scaling: Any) -> tuple[str, dict[str, float]]:
             f"scaling has the unknown key '{unknown[0]}' for rope_type {rope_type!r} (allowed: {required + optional})"
         )
     params = {key: check_positive(scaling[key], f"scaling['{key}']") for key in required + optional if key in scaling}
-    if params.get("factor", 1.0) < 1.0:
+    if "factor" in params and params["factor"] < 1.0:
         raise ValueError(f"scaling['factor'] must be >= 1 (it stretches the context), got {scaling['factor']!r}")
     return rope_type, params
 
@@ -198,9 +198,9 @@ def _yarn(head_dim: int, base: float, params: dict[str, float]) -> tuple[NDArray
     high = min(math.ceil(_yarn_correction_dim(beta_slow, head_dim, base, context)), head_dim - 1)
     if low == high:
         high += 0.001  # as transformers: avoid a zero-width ramp
-    ramp = np.clip((np.arange(head_dim // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
-    keep = 1.0 - ramp  # 1: extrapolate (unchanged), 0: interpolate (divide by s)
     theta = default_inv_freq(head_dim, base)
+    ramp = np.clip((np.arange(theta.size) - low) / (high - low), 0.0, 1.0)
+    keep = 1.0 - ramp  # 1: extrapolate (unchanged), 0: interpolate (divide by s)
     attention_scale = params.get("attention_factor", 0.1 * math.log(factor) + 1.0)
     return theta / factor * (1.0 - keep) + theta * keep, attention_scale
 
@@ -216,11 +216,9 @@ def _llama3(head_dim: int, base: float, params: dict[str, float]) -> tuple[NDArr
         )
     theta = default_inv_freq(head_dim, base)
     wavelength = 2 * math.pi / theta
-    blend = (context / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)
-    smoothed = (1.0 - blend) * theta / factor + blend * theta
-    long_wave = wavelength > context / low_freq_factor
-    short_wave = wavelength < context / high_freq_factor
-    return np.where(short_wave, theta, np.where(long_wave, theta / factor, smoothed)), 1.0
+    # 0 for wavelengths above L/a (divide by s), 1 below L/b (keep), linear in L/lambda between.
+    blend = np.clip((context / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor), 0.0, 1.0)
+    return (1.0 - blend) * theta / factor + blend * theta, 1.0
 
 
 _COMPUTE = {"default": _default, "linear": _linear, "ntk": _ntk, "yarn": _yarn, "llama3": _llama3}

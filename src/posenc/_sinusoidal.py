@@ -58,7 +58,7 @@ def frequencies(d_model: int, *, base: float = 10000.0) -> NDArray[np.float64]:
 
 def _denominators(d_model: int, base: float) -> NDArray[np.float64]:
     """``base^(2i / d_model)`` for ``i = 0 .. d_model/2 - 1``, shape ``(d_model // 2,)``."""
-    two_i = np.arange(0, d_model, 2, dtype=np.float64)  # 0, 2, 4, ..., d_model - 2
+    two_i = np.arange(0, d_model, 2)  # 0, 2, 4, ..., d_model - 2
     return base ** (two_i / d_model)
 
 
@@ -122,7 +122,7 @@ def _fill_sin_cos(positions: NDArray[np.float64], denominators: NDArray[np.float
     temporaries, no interleaving copy.
     """
     n, half = len(positions), len(denominators)
-    pe = np.empty((n, 2 * half), dtype=np.float64)  # (n, d_model)
+    pe = np.empty((n, 2 * half))  # (n, d_model), float64
     rows = max(1, _BLOCK_ANGLES // half)
     for start in range(0, n, rows):
         block = slice(start, start + rows)

@@ -28,6 +28,7 @@ __all__ = [
     "check_d_model",
     "check_finite",
     "check_positive",
+    "check_positive_int",
     "check_seed",
 ]
 
@@ -49,14 +50,20 @@ def check_count(n: Any, name: str) -> int:
     return n
 
 
-def check_d_model(d_model: Any, *, even: bool = True, name: str = "d_model") -> int:
-    """Return ``d_model`` as a positive (and, if ``even``, even) Python ``int``."""
-    if not _is_integer(d_model):
-        raise TypeError(f"{name} must be a positive int, got {type(d_model).__name__} {d_model!r}")
-    d_model = int(d_model)
-    if d_model <= 0:
-        raise ValueError(f"{name} must be positive, got {d_model}")
-    if even and d_model % 2:
+def check_positive_int(value: Any, name: str) -> int:
+    """Return ``value`` as a positive Python ``int`` (``int`` or numpy integer; not bool)."""
+    if not _is_integer(value):
+        raise TypeError(f"{name} must be a positive int, got {type(value).__name__} {value!r}")
+    value = int(value)
+    if value <= 0:
+        raise ValueError(f"{name} must be positive, got {value}")
+    return value
+
+
+def check_d_model(d_model: Any, name: str = "d_model") -> int:
+    """Return ``d_model`` as a positive, even Python ``int``."""
+    d_model = check_positive_int(d_model, name)
+    if d_model % 2:
         raise ValueError(f"{name} must be even (dimensions come in sin/cos pairs), got {d_model}")
     return d_model
 
@@ -94,15 +101,13 @@ def _first_nonfinite(a: NDArray[Any]) -> tuple[tuple[int, ...], Any]:
 
 
 def check_finite(a: NDArray[Any], name: str) -> None:
-    """Raise ``ValueError`` naming ``name`` if ``a`` holds a NaN or an infinity.
+    """Raise ``ValueError`` naming ``name`` if the float array ``a`` holds a NaN or an infinity.
 
     Fast path: the sum of an array is finite only if every element is (a NaN or
     an inf anywhere propagates), and ``sum`` needs no boolean temporary. Only if
     the sum is not finite -- bad data, or a harmless overflow -- do we look at
     each element.
     """
-    if a.size == 0 or a.dtype.kind in "iub":
-        return
     with np.errstate(over="ignore", invalid="ignore"):
         total = np.add.reduce(a, axis=None)
     if np.isfinite(total) or np.isfinite(a).all():
@@ -111,7 +116,7 @@ def check_finite(a: NDArray[Any], name: str) -> None:
     raise ValueError(f"{name} must be finite (no NaN or inf), found {value} at index {index}")
 
 
-def as_real_array(x: ArrayLike, name: str, *, min_ndim: int = 0) -> NDArray[np.floating]:
+def as_real_array(x: ArrayLike, name: str, *, min_ndim: int) -> NDArray[np.floating]:
     """Convert ``x`` to a finite floating array with at least ``min_ndim`` axes.
 
     Floating input keeps its dtype; integer input becomes float64. Bool,

@@ -8,10 +8,11 @@ Figures are created with ``matplotlib.pyplot.figure`` / ``pyplot.subplots``, so
 they are registered with pyplot: a notebook or the course's cell runner picks up
 open figures by itself. Every function also *returns* its ``Figure``; none calls
 ``plt.show()``. Close figures you no longer need with ``plt.close(fig)``.
-Each figure carries a title and is sized for about 8 x 3 inches. A figure a
-function makes itself also gets alt text, in ``fig.alt_text``: what the figure
-shows, in words ("Heatmap of sinusoidal positional encoding, 64 rows (position
-pos) by 128 columns …"). The course's cells use it as the image's alt; a
+Each figure carries a title and fits a page: 8 x 3 in for a heatmap, 9 x 3.2 in for
+the comparison, 4.5 x 3.6 in for a similarity map. A figure a function makes
+itself also gets alt text, in ``fig.alt_text``: what the figure shows, in words
+("Heatmap of sinusoidal positional encoding, 64 rows (position pos) by 128
+columns …"). The course's cells use it as the image's alt; a
 function that draws into axes you pass leaves your figure's alt text alone.
 """
 
@@ -33,7 +34,15 @@ if TYPE_CHECKING:
 
 __all__ = ["compare", "cosine_similarity", "heatmap", "similarity"]
 
-_FIGSIZE = (8.0, 3.0)  # inches
+# Layout (inches and fractions of the figure): fixed margins rather than a layout engine, which would
+# re-solve the layout at every draw; a fixed title height, since nothing sits above an image to dodge.
+_FIGSIZE = (8.0, 3.0)
+_SIMILARITY_FIGSIZE = (4.5, 3.6)
+_COMPARE_FIGSIZE = (9.0, 3.2)
+_MARGINS = {"left": 0.08, "right": 0.98, "bottom": 0.16, "top": 0.89}
+_COMPARE_MARGINS = {"left": 0.06, "right": 0.985, "bottom": 0.15, "top": 0.8, "wspace": 0.42}
+_COLORBAR = {"shrink": 0.9, "pad": 0.03}
+_TITLE = {"y": 1.0}
 _ALT_ATTRIBUTE = "alt_text"  # where the course's cells look for a figure's alt text
 
 
@@ -44,8 +53,7 @@ def _new_axes(ax: Axes | None, figsize: tuple[float, float] = _FIGSIZE) -> tuple
     import matplotlib.pyplot as plt
 
     fig = plt.figure(figsize=figsize)
-    # Fixed margins rather than a layout engine, which would re-solve the layout at every draw.
-    fig.subplots_adjust(left=0.08, right=0.98, bottom=0.16, top=0.89)
+    fig.subplots_adjust(**_MARGINS)
     return fig, fig.add_subplot()
 
 
@@ -56,7 +64,7 @@ def _set_alt(fig: Figure, text: str) -> None:
 
 def _mid_sentence(title: str) -> str:
     """``title`` as it reads inside a sentence: "Sinusoidal encoding" -> "sinusoidal encoding"; "RoPE" stays."""
-    first_word = title.split(" ", 1)[0]
+    first_word = title.partition(" ")[0]
     if first_word[:1].isupper() and first_word[1:].islower():
         return title[0].lower() + title[1:]
     return title
@@ -100,7 +108,7 @@ def heatmap(
     cmap : str, default "RdBu_r"
         Any matplotlib colormap name.
     ax : matplotlib Axes, optional
-        Draw into these axes instead of a new ~8 x 3 in pyplot figure.
+        Draw into these axes instead of a new 8 x 3 in pyplot figure.
 
     Returns
     -------
@@ -127,11 +135,10 @@ def heatmap(
     matrix = _as_matrix(matrix)
     new_figure = ax is None
     fig, ax = _new_axes(ax)
-    limit = float(np.max(np.abs(matrix))) if matrix.size else 0.0
-    limit = limit or 1.0  # all-zero matrix: any symmetric range will do
+    limit = float(np.max(np.abs(matrix), initial=0.0)) or 1.0  # empty or all-zero: any symmetric range will do
     image = ax.imshow(matrix, cmap=cmap, vmin=-limit, vmax=limit, aspect="auto", interpolation="nearest")
-    fig.colorbar(image, ax=ax, shrink=0.9, pad=0.03)
-    ax.set_title(title, y=1.0)  # a fixed y: nothing sits above the image to dodge
+    fig.colorbar(image, **_COLORBAR)  # beside the image's axes
+    ax.set_title(title, **_TITLE)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if new_figure:
@@ -161,9 +168,9 @@ def cosine_similarity(matrix: ArrayLike) -> NDArray[np.float64]:
     array([[1.   , 0.707],
            [0.707, 1.   ]])
     """
-    matrix = _as_matrix(matrix).astype(np.float64, copy=False)
+    matrix = np.asarray(_as_matrix(matrix), dtype=np.float64)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)  # (n, 1)
-    unit = matrix / np.where(norms > 0, norms, 1.0)  # zero rows stay zero
+    unit = matrix / np.where(norms > 0, norms, np.inf)  # zero rows: 0 / inf = 0
     return np.clip(unit @ unit.T, -1.0, 1.0)
 
 
@@ -188,7 +195,7 @@ def similarity(
     cmap : str, default "RdBu_r"
         Diverging colormap; limits are fixed to ``[-1, 1]``.
     ax : matplotlib Axes, optional
-        Draw into these axes instead of a new pyplot figure.
+        Draw into these axes instead of a new 4.5 x 3.6 in pyplot figure.
 
     Returns
     -------
@@ -207,10 +214,10 @@ def similarity(
     """
     sim = cosine_similarity(matrix)  # (n, n)
     new_figure = ax is None
-    fig, ax = _new_axes(ax, figsize=(4.5, 3.6))
+    fig, ax = _new_axes(ax, figsize=_SIMILARITY_FIGSIZE)
     image = ax.imshow(sim, cmap=cmap, vmin=-1.0, vmax=1.0, interpolation="nearest")
-    fig.colorbar(image, ax=ax, shrink=0.9, pad=0.03)
-    ax.set_title(title, y=1.0)
+    fig.colorbar(image, **_COLORBAR)  # beside the image's axes
+    ax.set_title(title, **_TITLE)
     ax.set_xlabel("position")
     ax.set_ylabel("position")
     if new_figure:
@@ -258,7 +265,7 @@ def compare(n_positions: int = 64, d_model: int = 64, *, seed: int = 0, base: fl
     Returns
     -------
     fig : matplotlib.figure.Figure
-        A new pyplot figure of about 9 x 3.2 in with a suptitle, and alt text
+        A new 9 x 3.2 in pyplot figure with a suptitle, and alt text
         describing the three panels in ``fig.alt_text``.
 
     Raises
@@ -283,8 +290,8 @@ def compare(n_positions: int = 64, d_model: int = 64, *, seed: int = 0, base: fl
 
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(9.0, 3.2))
-    fig.subplots_adjust(left=0.06, right=0.985, bottom=0.15, top=0.8, wspace=0.42)
+    fig, axes = plt.subplots(1, 3, figsize=_COMPARE_FIGSIZE)
+    fig.subplots_adjust(**_COMPARE_MARGINS)
     heatmap(sinusoidal(n_positions, d_model, base=base), title="sinusoidal (fixed)", ax=axes[0])
     heatmap(
         LearnedEmbedding(n_positions, d_model, seed=seed).table,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import struct
 
 from html_elements import Elements
@@ -95,3 +96,110 @@ def test_build_time_output_is_text_and_figures_are_numbered_images():
     ]
     assert published == [png(640, 480), png(320, 200), png(10, 20)]
     assert [attrs["class"] for attrs, _ in rendered.all("figure")] == ["course-out course-out--figure"] * 3
+
+
+TOOLBAR = [  # (kind, the button's text, its tooltip)
+    ("run", "Run", "Run this cell (Shift+Enter)"),
+    ("stop", "Stop", "Stop this cell"),
+    ("reset", "Reset", "Put back the lesson's code (undo with Ctrl+Z)"),
+    ("copy", "Copy", "Copy the code to the clipboard"),
+    ("clear", "Clear", "Clear the output"),
+]
+_PATH_COMMAND = re.compile(r"([MmLlHhVvCcSsQqTtAaZz])([^MmLlHhVvCcSsQqTtAaZz]*)")
+_PATH_NUMBER = re.compile(r"-?(?:\d+\.?\d*|\.\d+)")
+_PATH_ARITY = {"m": 2, "l": 2, "h": 1, "v": 1, "c": 6, "s": 4, "q": 4, "t": 2, "a": 7, "z": 0}
+
+
+def path_points(d: str) -> list[tuple[float, float]]:
+    """Every end and control point of an SVG path's data, in absolute coordinates (of an arc: its end)."""
+    assert re.fullmatch(r"(?:[MmLlHhVvCcSsQqTtAaZz][-\d.\s,]*)+", d), f"not SVG path data: {d!r}"
+    x = y = start_x = start_y = 0.0
+    points = []
+    for letter, args in _PATH_COMMAND.findall(d):
+        numbers = [float(n) for n in _PATH_NUMBER.findall(args)]
+        command, relative = letter.lower(), letter.islower()
+        arity = _PATH_ARITY[command]
+        assert (numbers and len(numbers) % arity == 0) if arity else not numbers, f"bad arguments in {d!r}"
+        if command == "z":
+            x, y = start_x, start_y
+            continue
+        for group in (numbers[i : i + arity] for i in range(0, len(numbers), arity)):
+            origin_x, origin_y = (x, y) if relative else (0.0, 0.0)
+            if command == "h":
+                x = origin_x + group[0]
+            elif command == "v":
+                y = origin_y + group[0]
+            else:
+                pairs = [group[5:7]] if command == "a" else [group[i : i + 2] for i in range(0, arity, 2)]
+                points += [(origin_x + px, origin_y + py) for px, py in pairs[:-1]]
+                x, y = origin_x + pairs[-1][0], origin_y + pairs[-1][1]
+            points.append((x, y))
+            if command == "m":
+                start_x, start_y, command = x, y, "l"  # further pairs after a moveto are linetos
+    return points
+
+
+def test_the_toolbar_is_hidden_until_the_script_reveals_it_and_names_each_control():
+    rendered = render(PAGE, [])
+    tree = rendered.tree()
+    start = tree.index(("div", {"class": "course-cell__toolbar", "hidden": None}))
+    icon = {"viewbox": "0 0 24 24", "aria-hidden": "true", "focusable": "false"}
+    expected = []
+    for kind, _, title in TOOLBAR:
+        button = {"type": "button", "class": f"course-cell__button course-cell__button--{kind}", "title": title}
+        if kind == "stop":  # no run to stop yet
+            button["disabled"] = None
+        expected += [("button", button), ("svg", icon), ("path", {"d": "(icon)"}), ("span", {})]
+    expected += [
+        ("span", {"class": "course-cell__count", "hidden": None}),
+        ("span", {"class": "course-cell__status", "role": "status"}),
+        ("progress", {"class": "course-cell__progress", "aria-hidden": "true", "hidden": None}),
+        ("span", {"class": "course-cell__edited", "hidden": None}),
+        ("span", {"id": "cell-2-hint", "class": "course-cell__hint"}),
+    ]
+    found = [(name, {**attrs, "d": "(icon)"} if name == "path" else attrs) for name, attrs in tree[start + 1 :]]
+    assert found[: len(expected)] == expected
+    assert [text for _, text in rendered.all("button")] == [label for _, label, _ in TOOLBAR]
+    spans = dict((attrs.get("class"), text) for attrs, text in rendered.all("span"))
+    assert spans["course-cell__edited"] == "edited; Reset restores the lesson's code"
+    assert spans["course-cell__hint"] == (
+        "Shift+Enter or Ctrl+Enter runs the cell. Tab indents; press Escape, then Tab, to leave the editor."
+    )
+    assert spans["course-cell__count"] == spans["course-cell__status"] == ""
+
+
+def test_each_toolbar_icon_is_path_data_that_fills_its_24_unit_box():
+    icons = [attrs["d"] for attrs, _ in render(PAGE, []).all("path")]
+    assert len(icons) == len(TOOLBAR)
+    for d in icons:
+        xs, ys = zip(*path_points(d), strict=True)
+        assert 0 <= min(xs) and max(xs) <= 24 and 0 <= min(ys) and max(ys) <= 24, d
+        assert max(xs) - min(xs) >= 10 and max(ys) - min(ys) >= 10, d  # not a speck in a corner
+        assert abs((min(xs) + max(xs)) / 2 - 12) <= 2 and abs((min(ys) + max(ys)) / 2 - 12) <= 2, d  # centred
+
+
+def test_an_empty_output_region_is_a_hidden_polite_log_named_after_its_cell():
+    [attrs] = [attrs for attrs, _ in render(PAGE, []).all("div") if attrs.get("class") == "course-cell__output"]
+    assert attrs == {
+        "class": "course-cell__output",
+        "data-precomputed": "false",
+        "role": "log",
+        "aria-live": "polite",
+        "aria-label": "Output of cell 2",
+        "tabindex": "0",
+        "hidden": None,
+    }
+
+
+_PRECOMPUTED_LABEL = "Precomputed output (from when the site was built). Run the cell to make your own."
+
+
+def test_build_time_output_starts_with_a_label_that_the_script_shows_and_a_visible_region():
+    rendered = render(PAGE, [Output("stdout", "True\n")])
+    [region] = [attrs for attrs, _ in rendered.all("div") if attrs.get("class") == "course-cell__output"]
+    assert "hidden" not in region and region["aria-live"] == "polite"
+    tree = rendered.tree()
+    label = tree[tree.index(("div", region)) + 1]
+    assert label == ("p", {"class": "course-cell__label", "hidden": None})
+    assert ({"class": "course-cell__label", "hidden": None}, _PRECOMPUTED_LABEL) in rendered.all("p")
+    assert not [attrs for attrs, _ in render(PAGE, []).all("p") if attrs.get("class") == "course-cell__label"]

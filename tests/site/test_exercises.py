@@ -14,7 +14,7 @@ from course_site.errors import LessonError
 from course_site.execute import PageRunner
 from course_site.exercises import Exercise, parse_exercises
 from course_site.exercises_html import course_exercise_ids, insert_progress, render_exercise
-from course_site.fences import scan, to_cell
+from course_site.fences import CellOptions, scan, to_cell
 from course_site.lesson_page import LessonBlocks, PendingExercise
 from course_site.quiz import markdown_converter
 
@@ -343,3 +343,51 @@ def test_build_fails_at_a_hint_outside_an_exercise(tmp_path):
     done = build(make_project(tmp_path, "# L\n\n```pyodide\nx = 1\n# --- hint ---\nSee.\n```\n"))
     assert done.returncode != 0
     assert "lessons/lesson.md:5: '# --- hint ---' outside an exercise" in done.stderr
+
+
+def test_late_exercises_take_the_next_exercise_and_cell_numbers():
+    page = LessonBlocks(MIXED, PATH, 1, runner=None)  # 2 cells, 1 exercise
+    [block] = scan(PAGE, PATH)[:1]
+    numbers = []
+    for title in ("Late one", "Late two"):
+        taken = page.take(block.lang, block.body, {**block.options, "exercise": title})
+        numbers.append((taken.number, taken.index))
+    assert numbers == [(2, 4), (3, 5)]
+
+
+def test_the_runnable_part_is_never_run_at_build_time_nor_on_load():
+    [exercise] = exercises_of(PAGE)
+    assert exercise.cell().options == CellOptions(height=6, autorun=False, execute=False)
+
+
+def test_an_empty_setup_section_is_allowed_and_a_missing_title_says_how_to_give_one():
+    [exercise] = exercises_of(fence("# --- setup ---\n\n" + COMPLETE))
+    assert exercise.setup == ""
+    with pytest.raises(LessonError) as caught:
+        exercises_of(fence(COMPLETE, 'exercise=" "'))
+    assert str(caught.value) == f'{PATH}:3: an exercise needs a title: exercise="The period of a pair" on the fence'
+
+
+def test_exercises_with_different_titles_live_on_one_page():
+    page = fence(COMPLETE, 'exercise="First"') + fence(COMPLETE, 'exercise="Second"')
+    assert [exercise.title for exercise in exercises_of(page)] == ["First", "Second"]
+
+
+def test_an_exercise_without_setup_has_an_empty_one_at_its_first_body_line():
+    [exercise] = exercises_of(fence(COMPLETE))
+    assert (exercise.setup, exercise.setup_line, exercise.starter_line) == ("", 4, 5)
+
+
+def test_an_unknown_exercise_option_is_named_with_the_valid_ones():
+    with pytest.raises(LessonError) as caught:
+        exercises_of(fence(COMPLETE, 'exercise="Pairs" autorun="true"'))
+    assert str(caught.value) == f"{PATH}:3: unknown option 'autorun' on an exercise (valid options: exercise, height)"
+
+
+def test_two_exercises_with_one_title_are_reported_with_why_titles_must_differ():
+    with pytest.raises(LessonError) as caught:
+        exercises_of(fence(COMPLETE) + fence(COMPLETE, 'exercise="pairs!"'))
+    assert str(caught.value) == (
+        f'{PATH}:13: two exercises of this page are titled "pairs!" (the first at line 3); '
+        "titles name the learner's saved progress, so they must differ"
+    )

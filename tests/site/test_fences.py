@@ -159,3 +159,55 @@ def test_quiz_parses_and_renders_accessible_form():
 def test_bad_quiz_names_file_and_line(body, message):
     with pytest.raises(LessonError, match=message):
         parse_quiz(scan(f"\n\n```quiz\n{body}\n```\n", "lessons/q.md")[0])
+
+
+def test_a_quiz_that_another_plugin_adds_is_parsed_rendered_and_numbered_after_the_pages_quizzes():
+    blocks = LessonBlocks(QUIZ, "lessons/p.md", 1, None)
+    quiz_body = QUIZ.split("\n", 1)[1].rsplit("```", 1)[0]
+    late = [blocks.take("quiz", quiz_body, {}) for _ in range(2)]
+    expected = render_quiz(parse_quiz(fence_block("quiz", quiz_body, {}, "lessons/p.md")), 2)
+    assert isinstance(late[0], PendingQuiz) and late[0].html == expected
+    assert 'id="quiz-3"' in late[1].html  # each late quiz takes the next number
+    with pytest.raises(LessonError, match=r"^lessons/p\.md: .*exactly one right option"):
+        blocks.take("quiz", "Q?\n\n- [ ] a\n    why\n- [ ] b\n    why", {})
+
+
+def test_a_fence_that_was_never_rendered_is_reported_with_what_to_do():
+    blocks = LessonBlocks("text\n\n```pyodide\nx = 1\n```\n", "lessons/p.md", 1, None)
+    with pytest.raises(LessonError) as caught:
+        blocks.check_all_taken()
+    assert str(caught.value) == (
+        "lessons/p.md:3: this ```pyodide fence was not rendered; fences must start a line "
+        "(inside admonitions and tabs, indent them like the text)"
+    )
+
+
+def test_a_late_fences_body_loses_only_its_surrounding_newlines():
+    """The first line's indentation and every other character are the author's."""
+    assert fence_block("pyodide", "\n\n  x = 1\nprint(x)\n\n", {}, "lessons/p.md").body == "  x = 1\nprint(x)"
+    assert fence_block("pyodide", "\nX = 1\nX\n", {}, "lessons/p.md").body == "X = 1\nX"
+
+
+def test_the_pages_quizzes_are_numbered_in_page_order():
+    second = QUIZ.replace("Why *order*?", "Why *position*?")
+    blocks = LessonBlocks("```pyodide\nx = 1\n```\n\n" + QUIZ + "\n" + second, "lessons/p.md", 1, None)
+    quizzes = [item.html for item in blocks.pending.values() if isinstance(item, PendingQuiz)]
+    assert quizzes == [
+        render_quiz(parse_quiz(block), number)
+        for number, block in enumerate(scan(QUIZ + "\n" + second, "lessons/p.md"), start=1)
+    ]
+    assert 'id="quiz-1"' in quizzes[0] and 'id="quiz-2"' in quizzes[1]
+
+
+def test_two_right_options_are_reported_with_what_to_do():
+    with pytest.raises(LessonError) as caught:
+        parse_quiz(scan("```quiz\nQ?\n\n- [x] a\n    why\n- [x] b\n    why\n```\n", "lessons/q.md")[0])
+    assert str(caught.value) == (
+        "lessons/q.md:6: a quiz needs exactly one right option marked '- [x]', found 2 (lines 4, 6): "
+        "keep '- [x]' on the right one, '- [ ]' on the others"
+    )
+
+
+def test_a_cell_with_only_a_setup_section_has_no_visible_code():
+    with pytest.raises(LessonError, match=r"^lessons/p\.md:1: the ```pyodide cell has no visible code$"):
+        to_cell(scan("```pyodide\n# --- setup ---\nx = 1\n```\n", "lessons/p.md")[0])

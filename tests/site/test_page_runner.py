@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from course_site.errors import LessonError
-from course_site.execute import PageRunner
+from course_site.execute import Output, PageRunner
 from course_site.fences import scan, to_cell
+from course_site.lesson_page import LessonBlocks
 
 ROOT = Path(__file__).resolve().parents[2]
 PATH = "lessons/runner.md"
@@ -55,3 +56,10 @@ def test_a_changed_setup_runs_the_cell_again(runner):
     page = "```pyodide\n# --- setup ---\nbase = {}\n# --- code ---\nprint(base)\n```\n"
     assert printed(runner.run(cells_of(page.format(2)))[0]) == "2\n"
     assert printed(runner.run(cells_of(page.format(3)))[0]) == "3\n"
+
+
+def test_the_page_keeps_each_cells_build_time_output_and_leaves_unexecuted_cells_empty(runner):
+    page = '```pyodide\nprint(6 * 7)\n```\n\n```pyodide execute="false"\nprint(1)\n```\n'
+    first, second = LessonBlocks(page, PATH, 1, runner).pending.values()
+    assert (first.index, first.outputs) == (1, [Output("stdout", "42\n")])
+    assert (second.index, second.outputs) == (2, [])

@@ -135,6 +135,8 @@ def test_dtype_follows_inputs() -> None:
     assert attention(q32, q32, q32).dtype == np.float32
     assert attention(q32, q32, q32.astype(np.float64)).dtype == np.float64
     assert attention([[1, 0]], [[1, 0]], [[2, 3]]).dtype == np.float64
+    assert attention_weights(q32, q32.astype(np.float64)).dtype == np.float64
+    assert attention_weights(q32.astype(np.float16), q32.astype(np.float16)).dtype == np.float16
 
 
 def test_self_attention_definition() -> None:

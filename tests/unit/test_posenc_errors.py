@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
 from posenc import (
     alibi_bias,
+    alibi_slopes,
     attention,
     attention_weights,
     causal_mask,
@@ -81,8 +84,64 @@ def test_sinusoidal_bad_base_type(base: object) -> None:
 
 def test_sinusoidal_angle_overflow_refused() -> None:
     """base < 1 makes frequencies > 1; huge positions would give sin(inf) = NaN."""
-    with pytest.raises(ValueError, match="positions too large for base"):
-        sinusoidal([1e300], 8, base=1e-20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the error alone, no RuntimeWarning from the overflow
+        with pytest.raises(ValueError) as caught:
+            sinusoidal([1e300, -2e300], 8, base=1e-20)
+    assert str(caught.value) == (
+        "positions too large for base=1e-20: position * frequency overflows float64 "
+        "(largest |position| = 2e+300); use base > 1 or smaller positions"
+    )
+
+
+def test_huge_finite_positions_whose_sum_overflows_are_fine_and_quiet() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pe = sinusoidal([1e308, 1e308, -1e308], 4)  # their sum overflows; each is finite
+    assert np.isfinite(pe).all()
+
+
+@pytest.mark.parametrize(
+    ("positions", "message"),
+    [
+        ([float("nan")], "positions must be finite (no NaN or inf), found nan at index (0,)"),
+        ([1.0, inf, -inf], "positions must be finite (no NaN or inf), found inf at index (1,)"),
+    ],
+)
+def test_non_finite_positions_are_one_clear_error_without_warnings(positions: list[float], message: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError) as caught:
+            sinusoidal(positions, 4)
+    assert str(caught.value) == message
+
+
+def test_positions_and_base_name_what_they_got() -> None:
+    with pytest.raises(TypeError) as caught:
+        sinusoidal(2.5, 4)  # type: ignore[arg-type]
+    assert str(caught.value) == "positions must be an int count n or a 1-D array of positions, got float 2.5"
+    with pytest.raises(TypeError, match=r"^positions must hold real numbers: \S"):
+        sinusoidal([10**400], 4)  # too large for a float
+    with pytest.raises(TypeError) as caught:
+        sinusoidal(4, 4, base="10")  # type: ignore[arg-type]
+    assert str(caught.value) == "base must be a positive finite number, got str '10'"
+    with pytest.raises(TypeError) as caught:
+        alibi_slopes(2.0)  # type: ignore[arg-type]
+    assert str(caught.value) == "n_heads must be a positive int, got float 2.0"
+    with pytest.raises(ValueError) as caught:
+        alibi_slopes(0)
+    assert str(caught.value) == "n_heads must be positive, got 0"
+
+
+def test_counts_name_what_they_got() -> None:
+    with pytest.raises(TypeError) as caught:
+        causal_mask(2.0)  # type: ignore[arg-type]
+    assert str(caught.value) == "n must be an int count, got float 2.0"
+
+
+def test_a_ragged_array_is_named() -> None:
+    with pytest.raises(ValueError, match=r"^q must be a rectangular numeric array: \S"):
+        attention_weights([[1.0, 2.0], [3.0]], np.ones((1, 2)))
 
 
 # --- rope -----------------------------------------------------------------------------
@@ -210,6 +269,39 @@ def test_attention_score_overflow_refused() -> None:
         attention(big, big, np.ones((1, 1)))
 
 
+@pytest.mark.parametrize(
+    "k_row",
+    [[1e20, 1e20], [1e20, -1e20]],  # float32 products overflow to inf; inf + -inf is NaN
+    ids=["overflow", "inf-minus-inf"],
+)
+def test_attention_score_overflow_is_one_clear_error_without_warnings(k_row: list[float]) -> None:
+    big = np.full((1, 2), 1e20, dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a RuntimeWarning from numpy would reach the learner's output too
+        with pytest.raises(ValueError) as caught:
+            attention_weights(big, np.array([k_row], dtype=np.float32))
+    assert str(caught.value) == "q @ k^T overflowed (|q| and |k| too large for the float type); rescale q and k"
+
+
+def test_attention_refuses_empty_keys_width_in_a_batch() -> None:
+    """d_k = 0 with leading axes: the check reads the last axis, not len_q."""
+    with pytest.raises(ValueError, match=r"^d_k must be >= 1, got shapes q\.shape=\(2, 3, 0\), k\.shape=\(2, 4, 0\)$"):
+        attention_weights(np.ones((2, 3, 0)), np.ones((2, 4, 0)))
+
+
+def test_attention_names_every_shape_when_batch_axes_do_not_broadcast() -> None:
+    with pytest.raises(ValueError) as caught:
+        attention_weights(np.ones((2, 3, 4)), np.ones((3, 5, 4)))
+    assert str(caught.value) == (
+        "leading (batch) axes do not broadcast: got shapes q.shape=(2, 3, 4), k.shape=(3, 5, 4)"
+    )
+    with pytest.raises(ValueError) as caught:  # q and k broadcast, v does not
+        attention(np.ones((2, 1, 4)), np.ones((1, 5, 4)), np.ones((3, 5, 2)))
+    assert str(caught.value) == (
+        "leading (batch) axes do not broadcast: got shapes q.shape=(2, 1, 4), k.shape=(1, 5, 4), v.shape=(3, 5, 2)"
+    )
+
+
 def test_attention_non_numeric() -> None:
     with pytest.raises(TypeError, match="q must be a real numeric array"):
         attention([["a", "b"]], K[:, :2], V)
@@ -298,6 +390,8 @@ LLAMA3 = {
         ({**LLAMA3, "factor": 0.0}, r"scaling\['factor'\] must be a positive finite number"),
         ({"rope_type": "linear", "factor": float("nan")}, r"scaling\['factor'\] must be a positive finite"),
         ({"rope_type": "linear", "factor": 2.0, "beta_fast": 32}, r"unknown key 'beta_fast'.*'linear'"),
+        # both type keys: 'rope_type' is read, the legacy 'type' is one key too many
+        ({"rope_type": "linear", "type": "linear", "factor": 2.0}, r"unknown key 'type' for rope_type 'linear'"),
         ({**YARN, "low_freq_factor": 1.0}, r"unknown key 'low_freq_factor'.*'yarn'"),
         ({**YARN, "beta_fast": 1.0, "beta_slow": 2.0}, r"scaling\['beta_fast'\] must be >= scaling\['beta_slow'\]"),
         ({**YARN, "original_max_position_embeddings": -4}, r"scaling\['original_max_position_embeddings'\]"),
@@ -314,8 +408,11 @@ def test_rope_frequencies_bad_scaling_value(scaling: dict, match: str) -> None:
 @pytest.mark.parametrize(
     ("scaling", "match"),
     [
-        ([("rope_type", "linear")], "scaling must be None or a mapping"),
-        ("linear", "scaling must be None or a mapping"),
+        (
+            [("rope_type", "linear")],
+            r"^scaling must be None or a mapping like \{'rope_type': 'linear', 'factor': 2\.0\}, got list$",
+        ),
+        ("linear", "^scaling must be None or a mapping .*, got str$"),
         ({"rope_type": "linear", "factor": "2"}, r"scaling\['factor'\] must be a positive finite number"),
         ({"rope_type": "linear", "factor": True}, r"scaling\['factor'\]"),
         ({**YARN, "beta_fast": None}, r"scaling\['beta_fast'\]"),
@@ -354,3 +451,10 @@ def test_rope_frequencies_type_specific_limits() -> None:
     assert np.isfinite(frequencies_above_the_limit).all()
     with pytest.raises(ValueError, match="base must be a positive finite number"):
         rope_frequencies(8, base=-1.0)
+
+
+def test_rope_names_base_in_its_errors() -> None:
+    with pytest.raises(ValueError, match=r"^base must be a positive finite number, got 0\.0$"):
+        rope(np.ones((2, 4)), base=0.0)
+    with pytest.raises(ValueError, match=r"^positions too large for base=0\.01: "):
+        rope(np.ones((1, 4)), positions=[1e308], base=0.01)  # theta_1 = 10

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -83,42 +85,61 @@ def test_sinusoidal_extrapolates_where_learned_cannot() -> None:
 
 
 def test_fractional_positions_rejected() -> None:
-    with pytest.raises(ValueError, match="positions must be whole numbers"):
-        LearnedEmbedding(8, 2)([1.5])
+    with pytest.raises(ValueError, match=r"^positions must be whole numbers for a learned table .*, got 1\.5$"):
+        LearnedEmbedding(8, 2)([2.0, 1.5])  # the message names the fractional one
+
+
+def test_a_position_past_the_table_is_named_with_the_rows_there_are() -> None:
+    with pytest.raises(ValueError) as caught:
+        LearnedEmbedding(8, 2)([3, 8])
+    assert str(caught.value) == (
+        "position 8 is outside the learned table (rows 0..7): a learned table cannot extrapolate past max_len=8"
+    )
+
+
+def test_the_default_seed_is_zero() -> None:
+    np.testing.assert_array_equal(LearnedEmbedding(4, 2).table, LearnedEmbedding(4, 2, seed=0).table)
 
 
 @pytest.mark.parametrize("max_len", [0, -3])
 def test_bad_max_len_value(max_len: int) -> None:
-    with pytest.raises(ValueError, match="max_len"):
+    with pytest.raises(ValueError, match=r"^max_len must be (at least 1|a non-negative count)"):
         LearnedEmbedding(max_len, 4)
 
 
 @pytest.mark.parametrize("max_len", [3.0, "8", None, True])
 def test_bad_max_len_type(max_len: object) -> None:
-    with pytest.raises(TypeError, match="max_len"):
+    with pytest.raises(TypeError, match=r"^max_len must be an int count"):
         LearnedEmbedding(max_len, 4)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("std", [0.0, -0.02, float("nan"), float("inf")])
 def test_bad_std_value(std: float) -> None:
-    with pytest.raises(ValueError, match="std"):
+    with pytest.raises(ValueError, match=r"^std must be a positive finite number"):
         LearnedEmbedding(4, 4, std=std)
 
 
 def test_bad_std_type() -> None:
-    with pytest.raises(TypeError, match="std"):
+    with pytest.raises(TypeError, match=r"^std must be a positive finite number, got str '0\.02'$"):
         LearnedEmbedding(4, 4, std="0.02")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(("d_model", "error"), [(0, ValueError), (-2, ValueError), (4.0, TypeError)])
 def test_bad_d_model(d_model: object, error: type[Exception]) -> None:
-    with pytest.raises(error, match="d_model"):
+    with pytest.raises(error, match=r"^d_model must be a positive int|^d_model must be positive"):
         LearnedEmbedding(4, d_model)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("seed", "error"), [(-1, ValueError), (1.5, TypeError), ("0", TypeError)])
-def test_bad_seed(seed: object, error: type[Exception]) -> None:
-    with pytest.raises(error, match="seed"):
+@pytest.mark.parametrize(
+    ("seed", "error", "message"),
+    [
+        (-1, ValueError, "seed must be non-negative, got -1"),
+        (1.5, TypeError, "seed must be an int or None, got float 1.5"),
+        ("0", TypeError, "seed must be an int or None, got str '0'"),
+    ],
+)
+def test_bad_seed(seed: object, error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=f"^{re.escape(message)}$"):
         LearnedEmbedding(4, 4, seed=seed)  # type: ignore[arg-type]
 
 

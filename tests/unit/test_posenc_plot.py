@@ -141,7 +141,7 @@ def test_compare_alt_text_describes_each_panel() -> None:
     assert alt.startswith("Three heatmaps side by side.")
     for panel in ("sinusoidal encoding, 16 positions by 8 dimensions", "learned absolute table", "RoPE scores"):
         assert panel in alt
-    assert "constant along every diagonal" in alt
+    assert alt.endswith("constant along every diagonal because they depend only on the offset m − n.")
 
 
 def test_drawing_into_given_axes_leaves_the_figures_alt_text_alone() -> None:
@@ -218,3 +218,35 @@ def test_heatmap_of_an_empty_matrix_and_its_pixels() -> None:
     ax = plot.heatmap(np.ones((2, 9))).axes[0]
     assert ax.get_aspect() == "auto" and ax.images[0].get_interpolation() == "nearest"
     assert ax.title.get_position()[1] == 1.0
+
+
+def test_figures_have_their_documented_sizes() -> None:
+    """8 x 3 in for a heatmap, 4.5 x 3.6 in for the similarity map, 9 x 3.2 in for the comparison."""
+    assert tuple(plot.heatmap(np.ones((2, 2))).get_size_inches()) == (8.0, 3.0)
+    assert tuple(plot.similarity(np.ones((2, 2))).get_size_inches()) == (4.5, 3.6)
+    assert tuple(plot.compare(2, 2).get_size_inches()) == (9.0, 3.2)
+
+
+@pytest.mark.filterwarnings("ignore:Attempting to set identical low and high ylims")  # matplotlib, on 0 rows
+@pytest.mark.parametrize(
+    ("title", "in_a_sentence"),
+    [
+        ("Scores of RoPE queries", "scores of RoPE queries"),  # a capitalised first word reads lower-case
+        ("PEs of RoPE", "PEs of RoPE"),  # an abbreviation stays
+        ("RoPE scores", "RoPE scores"),
+        ("", ""),
+    ],
+)
+def test_alt_text_puts_the_title_mid_sentence(title: str, in_a_sentence: str) -> None:
+    alt = plot.heatmap(np.zeros((0, 2)), title=title, xlabel="x", ylabel="y").alt_text
+    assert alt == f"Heatmap of {in_a_sentence}, 0 rows (y) by 2 columns (x), no values"
+
+
+def test_cosine_similarity_is_float64_for_any_float_input() -> None:
+    sim = plot.cosine_similarity(np.array([[3.0, 4.0], [0.0, 0.0]], dtype=np.float32))
+    assert sim.dtype == np.float64
+    np.testing.assert_array_equal(sim, [[1.0, 0.0], [0.0, 0.0]])  # a zero row is similar to nothing
+
+
+def test_heatmap_limits_follow_small_values_too() -> None:
+    assert plot.heatmap(np.array([[0.25, -0.5]])).axes[0].images[0].get_clim() == (-0.5, 0.5)

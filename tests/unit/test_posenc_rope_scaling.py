@@ -112,6 +112,10 @@ YARN_EQUAL_BETAS = {"rope_type": "yarn", "beta_fast": 1.0, "beta_slow": 1.0}
         (32, 500.0, {"rope_type": "yarn", "factor": 2.0, "original_max_position_embeddings": 512, "beta_slow": 2.0}),
         # beta_slow so small that the ramp's top is clamped to head_dim - 1
         (8, 10000.0, {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096, "beta_slow": 1e-5}),
+        # a short context: c(beta_fast) < 0, so the ramp's bottom is clamped to dimension 0
+        (16, 10000.0, {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64}),
+        # low == high == 0 (ln base = 1, L = 2 pi: c(1) = 0): pairs 1, 2, 3 above the widened ramp are interpolated
+        (8, math.e, {**YARN_EQUAL_BETAS, "factor": 4.0, "original_max_position_embeddings": 2 * math.pi}),
         # low == high == head_dim - 1: the zero-width ramp that transformers widens by 0.001
         (8, 10000.0, {**YARN_EQUAL_BETAS, "factor": 4.0, "original_max_position_embeddings": 188_495_559}),
         (
@@ -244,3 +248,19 @@ def test_scores_stay_relative_under_scaling() -> None:
     near = rope(q, [10.0], scaling=scaling) @ rope(k, [3.0], scaling=scaling).T
     far = rope(q, [5010.0], scaling=scaling) @ rope(k, [5003.0], scaling=scaling).T
     np.testing.assert_allclose(far, near, rtol=1e-9)
+
+
+@pytest.mark.parametrize("attention_factor", [2.0, 0.5])
+def test_rope_multiplies_norms_by_any_given_attention_factor(attention_factor: float) -> None:
+    x = rng.normal(size=(6, 16))
+    scaling = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64}
+    y = rope(x, scaling={**scaling, "attention_factor": attention_factor})
+    np.testing.assert_allclose(np.linalg.norm(y, axis=-1), attention_factor * np.linalg.norm(x, axis=-1), rtol=1e-12)
+
+
+def test_rope_scales_the_frequencies_of_its_own_base() -> None:
+    x = rng.normal(size=(30, 8))
+    scaling = {"rope_type": "linear", "factor": 2.0}
+    inv_freq, scale = rope_frequencies(8, base=50.0, scaling=scaling)
+    expected = rope_complex_scaled(x, np.arange(30.0), inv_freq, scale)
+    np.testing.assert_allclose(rope(x, base=50.0, scaling=scaling), expected, atol=1e-12)

@@ -175,7 +175,7 @@ def _png_size(png: bytes) -> tuple[int, int]:
 
 
 def highlight_python(code: str, md: Markdown) -> str:
-    """Highlight ``code`` as Python with the page's own SuperFences settings."""
+    """Highlight ``code`` as Python with the page's own SuperFences settings (``fences`` knows ``md``)."""
     fences = md.preprocessors["fenced_code_block"]
     fences.get_hl_settings()
-    return fences.highlight(src=code, language="python", options={}, md=md, classes=[], id_value="", attrs={})
+    return fences.highlight(src=code, language="python", options={}, classes=[], id_value="", attrs={})

@@ -66,7 +66,7 @@ class Exercise:
 
     def cell(self) -> Cell:
         """The runnable part: the starter as the cell's code, the setup hidden; not run at build time."""
-        options = CellOptions(height=self.height, autorun=False, execute=False)
+        options = CellOptions(height=self.height, execute=False)  # autorun is off by default
         return Cell(self.block, self.starter, self.setup, self.starter_line, self.setup_line, options)
 
 

@@ -9,7 +9,8 @@ asked for, numbered after the page's other blocks, and shown without build-time 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from itertools import count
 
 from .errors import LessonError
 from .execute import Output, PageRunner
@@ -63,18 +64,18 @@ class LessonBlocks:
         if runner:
             runner.prove(exercises)
         # Cells and exercises share the cell numbering (their elements' ids); exercises are numbered apart too.
-        indices = iter(range(1, len(cells) + len(exercises) + 1))
-        cell_items = iter([PendingCell(cell, 0, out) for cell, out in zip(cells, outputs, strict=True)])
-        exercise_items = iter([PendingExercise(exercise, n, 0) for n, exercise in enumerate(exercises, start=1)])
-        quiz_items = iter([PendingQuiz(render_quiz(quiz, n)) for n, quiz in enumerate(quizzes, start=1)])
+        indices, exercise_numbers, quiz_numbers = count(1), count(1), count(1)
+        cell_items, output_items = iter(cells), iter(outputs)
+        exercise_items, quiz_items = iter(exercises), iter(quizzes)
         self.blocks: dict[int, Block] = dict(enumerate(blocks, start=1))
         self.pending: dict[int, PendingCell | PendingExercise | PendingQuiz] = {}
         for number, block in self.blocks.items():
             if block.lang == QUIZ:
-                self.pending[number] = next(quiz_items)
+                self.pending[number] = PendingQuiz(render_quiz(next(quiz_items), next(quiz_numbers)))
+            elif is_exercise(block):
+                self.pending[number] = PendingExercise(next(exercise_items), next(exercise_numbers), next(indices))
             else:
-                item = next(exercise_items if is_exercise(block) else cell_items)
-                self.pending[number] = replace(item, index=next(indices))
+                self.pending[number] = PendingCell(next(cell_items), next(indices), next(output_items))
         self.counts = {CELL: len(cells) + len(exercises), EXERCISE: len(exercises), QUIZ: len(quizzes)}
 
     def take(self, lang: str, body: str, options: dict[str, str]) -> PendingCell | PendingExercise | PendingQuiz:

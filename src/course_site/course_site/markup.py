@@ -30,4 +30,4 @@ def _attribute(key: str, value: object) -> str:
         return ""
     if value is True:
         return f" {key}"
-    return f' {key}="{escape(str(value), quote=True)}"'
+    return f' {key}="{escape(str(value))}"'  # escape() quotes " and ' by default
