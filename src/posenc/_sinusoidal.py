@@ -110,7 +110,9 @@ def sinusoidal(positions: ArrayLike | int, d_model: int, *, base: float = 10000.
     d_model = check_d_model(d_model)
     base = check_positive(base, "base")
     denominators = _denominators(d_model, base)  # (d_model/2,)
-    check_angles_finite(positions, float(np.max(1.0 / denominators)), base)
+    with np.errstate(over="ignore", divide="ignore"):  # a tiny base: check_angles_finite says so
+        fastest = float(np.max(1.0 / denominators))  # rad per position
+    check_angles_finite(positions, fastest, base)
     return _fill_sin_cos(positions, denominators)
 
 

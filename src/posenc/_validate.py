@@ -170,6 +170,8 @@ def check_angles_finite(positions: NDArray[np.float64], max_rate: float, base: f
     Only reachable with ``base < 1`` (frequencies above 1) and astronomically
     large positions; ``sin(inf)`` would be NaN, so we refuse instead.
     """
+    if not np.isfinite(max_rate):
+        raise ValueError(f"base={base} is too small: its fastest frequency overflows float64; use base > 1")
     if positions.size == 0:
         return
     with np.errstate(over="ignore"):

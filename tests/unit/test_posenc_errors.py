@@ -458,3 +458,12 @@ def test_rope_names_base_in_its_errors() -> None:
         rope(np.ones((2, 4)), base=0.0)
     with pytest.raises(ValueError, match=r"^positions too large for base=0\.01: "):
         rope(np.ones((1, 4)), positions=[1e308], base=0.01)  # theta_1 = 10
+
+
+def test_a_base_so_small_that_the_frequency_overflows_is_refused_without_a_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(
+            ValueError, match=r"^base=5e-324 is too small: its fastest frequency overflows float64; use base > 1$"
+        ):
+            sinusoidal(10, 64, base=5e-324)
