@@ -1,5 +1,6 @@
 /* Later visits boot from a memory snapshot of the bare interpreter, made in this
- * browser once Python is idle after a normal boot, and kept in the Pyodide cache
+ * browser once Python is idle after a normal boot (in a worker of its own,
+ * snapshot_maker.js, which a run stops), and kept in the Pyodide cache
  * (../protocol.js: snapshotURL, cleaned with that cache on a Pyodide upgrade).
  *
  * It uses Pyodide 0.27's private API (loadPyodide's _loadSnapshot and _makeSnapshot,
