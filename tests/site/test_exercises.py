@@ -105,6 +105,7 @@ COMPLETE = "# --- code ---\nx = 0\n# --- check ---\nassert x == 1\n# --- solutio
         (fence(COMPLETE + "\n# --- check ---\nassert x"), 10, "section '# --- check ---' appears twice"),
         (fence(COMPLETE + "\n# --- hint ---\n\n"), 10, "the exercise's '# --- hint ---' is empty"),
         (fence(COMPLETE.replace("assert x == 1", "")), 6, "the exercise's '# --- check ---' is empty"),
+        (fence(COMPLETE.replace("x = 0", "")), 4, "the exercise's '# --- code ---' is empty"),
         (fence("x = 0\n" + COMPLETE), 4, "code before the first"),
         (fence(COMPLETE, 'exercise=""'), 3, 'an exercise needs a title: exercise="'),
         (fence(COMPLETE, "exercise"), 3, "an exercise needs a title"),

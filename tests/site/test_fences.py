@@ -211,3 +211,59 @@ def test_two_right_options_are_reported_with_what_to_do():
 def test_a_cell_with_only_a_setup_section_has_no_visible_code():
     with pytest.raises(LessonError, match=r"^lessons/p\.md:1: the ```pyodide cell has no visible code$"):
         to_cell(scan("```pyodide\n# --- setup ---\nx = 1\n```\n", "lessons/p.md")[0])
+
+
+def test_an_error_with_detail_puts_it_on_the_lines_after_the_message():
+    error = LessonError("lessons/p.md", 4, "the cell raised", "Traceback:\n  ZeroDivisionError")
+    assert str(error) == "lessons/p.md:4: the cell raised\nTraceback:\n  ZeroDivisionError"
+    assert error.detail == "Traceback:\n  ZeroDivisionError"
+
+
+def test_fences_without_a_language_empty_or_back_to_back_are_skipped_or_found_whole():
+    page = "```\nplain\n```\n```text\n```\n```pyodide\nx = 1\n```\n```pyodide\ny = 2\n```\n"
+    assert [(b.line, b.body) for b in scan(page, "lessons/p.md")] == [(6, "x = 1"), (9, "y = 2")]
+
+
+def test_body_lines_indented_less_than_the_fence_keep_their_text():
+    page = "- item\n\n    ```pyodide\n    x = 1\nprint(x)\n  y = 2\n    ```\n"
+    assert scan(page, "lessons/p.md")[0].body == "x = 1\nprint(x)\ny = 2"
+
+
+def test_heights_at_both_ends_of_the_range_are_accepted():
+    for height in (3, 40):
+        [block] = scan(f"```pyodide height={height}\nx = 1\n```\n", "lessons/p.md")
+        assert to_cell(block).options.height == height
+
+
+def test_options_in_a_braced_header_lose_only_the_closing_brace():
+    [block] = scan("```{.pyodide height=5 autorun=true}\nx = 1\n```\n", "lessons/p.md")
+    assert block.options == {"height": "5", "autorun": "true"}
+    [block] = scan("```{.pyodide exercise=Find_X}\nx = 1\n```\n", "lessons/p.md")
+    assert block.options == {"exercise": "Find_X"}
+
+
+@pytest.mark.parametrize(("header", "word"), [("```pyodide =3", "=3"), ("```pyodide height=3 !x y", "!x")])
+def test_an_unreadable_option_is_named_with_file_and_line(header, word):
+    with pytest.raises(LessonError) as caught:
+        scan(f"intro\n{header}\nx = 1\n```\n", "lessons/p.md")
+    assert str(caught.value) == f"lessons/p.md:2: cannot read the fence option {word!r}"
+
+
+def test_an_unknown_option_lists_the_valid_ones():
+    with pytest.raises(LessonError) as caught:
+        to_cell(scan("```pyodide heigth=3\nx = 1\n```\n", "lessons/p.md")[0])
+    assert str(caught.value) == (
+        "lessons/p.md:1: unknown option 'heigth' on a ```pyodide fence (valid options: autorun, execute, height)"
+    )
+
+
+def test_blank_lines_around_markers_are_trimmed_and_lines_point_at_the_text():
+    page = "```pyodide\n\n\n# --- setup ---\n\nimport math\n# --- code ---\n\n\nprint(math.pi)\n```\n"
+    cell = to_cell(scan(page, "lessons/p.md")[0])
+    assert (cell.setup, cell.setup_line, cell.code, cell.code_line) == ("import math", 6, "print(math.pi)", 10)
+
+
+def test_code_before_the_first_marker_is_reported_at_the_bodys_first_line():
+    with pytest.raises(LessonError) as caught:
+        to_cell(scan("text\n```pyodide\nx = 1\n# --- code ---\ny = 2\n```\n", "lessons/p.md")[0])
+    assert str(caught.value) == "lessons/p.md:3: code before the first '# --- ... ---' marker"
