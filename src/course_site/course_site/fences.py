@@ -129,7 +129,7 @@ def _iter_blocks(lines: list[str], path: str, offset: int) -> Iterator[tuple[Blo
     i = 0
     while i < len(lines):
         opening = _FENCE_OPEN.match(lines[i])
-        if not opening or (opening["fence"][0] == "`" and "`" in opening["info"]):
+        if not opening:
             i += 1
             continue
         end = _closing_line(lines, i, opening["fence"])
