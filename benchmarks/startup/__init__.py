@@ -20,12 +20,12 @@ hits both sides alike:
      and imported; navigation start -> "numpy imported" reaches the page.
 (b)  lesson 32, Run on cell 1 clicked as soon as the page has loaded and the
      button exists; navigation start -> first live output node in the cell.
-(d)  cell 3 (heatmap) likewise -> live figure ``img``; against its own floor:
-     the bare page with numpy + matplotlib + posenc, the font list, ``import
-     matplotlib.pyplot``, then cell 2's own code run with ``exec`` and its
-     figure saved to PNG.
-(e)  in the same page as (d): Run on cell 2 again once it is done -> figure;
-     its floor (floor_e): in the floor_d page, cell 2's code run and saved again.
+(d)  the heatmap cell (site_layout.FIGURE_CELL, cell 4) likewise -> live figure
+     ``img``; against its own floor: the bare page with numpy + matplotlib +
+     posenc, the font list, ``import matplotlib.pyplot``, then that cell's own
+     code run with ``exec`` and its figure saved to PNG.
+(e)  in the same page as (d): Run on the heatmap cell again once it is done ->
+     figure; its floor (floor_e): in the floor_d page, its code run and saved again.
 (c)  persistent profile, first visit: Run on cell 1 after 8 s of reading;
      click -> first output.
 (f)  the same profile and tab, second visit (warm HTTP cache, service worker if

@@ -129,7 +129,7 @@ def where_time_goes(rounds: list[dict[str, Run]]) -> dict[str, list[tuple[str, f
         ("a", "(a) bare numpy"),
         ("b", "(b) lesson cell 1"),
         ("floor_d", "floor_d bare matplotlib"),
-        ("d", "(d) lesson cell 2"),
+        ("d", f"(d) lesson {layout.FIGURE_CELL_LABEL}"),
         ("f", "(f) second visit"),
     ):
         runs = [r[key] for r in rounds if key in r and not r[key].error]

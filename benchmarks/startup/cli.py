@@ -111,6 +111,7 @@ def reanalyse(args: argparse.Namespace) -> int:
     diagnostics = {k: runs_from_json(v) for k, v in data["diagnostics"].items()}
     site = Path(data["config"].get("site") or SITE_DIR)
     args.gzip = data["config"].get("gzip", args.gzip)
+    args.net = data["config"].get("net", args.net)
     report = analyse(
         rounds, diagnostics, SiteInfo.read(site), data["leaks"], data["page_errors"], args, data["elapsed_s"]
     )

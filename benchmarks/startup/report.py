@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import os
 
+from . import site_layout as layout
 from .analysis import byte_table, where_time_goes
 from .browser import Run
 from .built_site import SiteInfo
 from .figures import fmt_ms, fmt_ratio, fmt_s, median, ratio, verdict
 from .observations import observe
-from .scenarios import GOALS, metrics
+from .scenarios import goals_for, metrics
 
 
 def round_line(number: int, runs: dict[str, Run]) -> str:
@@ -29,7 +30,8 @@ def round_line(number: int, runs: dict[str, Run]) -> str:
 
 def analyse(rounds, diagnostics, info: SiteInfo, leaks, page_errors, args, elapsed: float) -> dict:
     """Print the report of these runs; return it, with the runs, as the results file's data."""
-    judged = judge(rounds)
+    goals = goals_for(args.net)
+    judged = judge(rounds, goals)
     tables = byte_tables(rounds, info)
     judged["checks"]["g"] = (
         None if not (tables["b"] and tables["d"]) else not (tables["b"]["flagged"] or tables["d"]["flagged"])
@@ -37,7 +39,7 @@ def analyse(rounds, diagnostics, info: SiteInfo, leaks, page_errors, args, elaps
     sizes = diagnostics.get("sizes_check_cell_2")
     where = where_time_goes(rounds)
     observations = observe(rounds, diagnostics)
-    print_figures(len(rounds), judged)
+    print_figures(len(rounds), judged, goals)
     print_byte_tables(tables, judged["checks"]["g"], sizes)
     print_where(where)
     print_observations(observations, leaks, page_errors)
@@ -49,7 +51,7 @@ def analyse(rounds, diagnostics, info: SiteInfo, leaks, page_errors, args, elaps
             "read_seconds": args.read_seconds,
             "cpus": os.cpu_count(),
         },
-        "goals": GOALS,
+        "goals": goals,
         "medians_ms": judged["medians"],
         "ratios": judged["ratios"],
         "checks": judged["checks"],
@@ -61,8 +63,8 @@ def analyse(rounds, diagnostics, info: SiteInfo, leaks, page_errors, args, elaps
     }
 
 
-def judge(rounds: list[dict[str, Run]]) -> dict:
-    """Each figure's samples (``series``) and median, the medians of the per-round ratios, the goals met."""
+def judge(rounds: list[dict[str, Run]], goals: dict[str, float]) -> dict:
+    """Each figure's samples (``series``) and median, the medians of the per-round ratios, the ``goals`` met."""
     per_round = [metrics(r) for r in rounds]
     series = {key: [m[key] for m in per_round] for key in ("a", "b", "c", "floor_d", "d", "floor_e", "e", "f")}
     ratios = {
@@ -74,11 +76,11 @@ def judge(rounds: list[dict[str, Run]]) -> dict:
     }
     med = {key: median(values) for key, values in series.items()}
     checks = {
-        "b/a": None if ratios["b/a"] is None else ratios["b/a"] <= GOALS["b/a"],
-        "c": None if med["c"] is None else med["c"] <= GOALS["c_s"] * 1000,
-        "d/floor_d": None if ratios["d/floor_d"] is None else ratios["d/floor_d"] <= GOALS["d/floor_d"],
-        "e/floor_e": None if ratios["e/floor_e"] is None else ratios["e/floor_e"] <= GOALS["e/floor_e"],
-        "f/a": None if ratios["f/a"] is None else ratios["f/a"] <= GOALS["f/a"],
+        "b/a": None if ratios["b/a"] is None else ratios["b/a"] <= goals["b/a"],
+        "c": None if med["c"] is None else med["c"] <= goals["c_s"] * 1000,
+        "d/floor_d": None if ratios["d/floor_d"] is None else ratios["d/floor_d"] <= goals["d/floor_d"],
+        "e/floor_e": None if ratios["e/floor_e"] is None else ratios["e/floor_e"] <= goals["e/floor_e"],
+        "f/a": None if ratios["f/a"] is None else ratios["f/a"] <= goals["f/a"],
     }
     return {"series": series, "medians": med, "ratios": ratios, "checks": checks}
 
@@ -99,7 +101,7 @@ def byte_tables(rounds: list[dict[str, Run]], info: SiteInfo) -> dict[str, dict 
     }
 
 
-def print_figures(count: int, judged: dict) -> None:
+def print_figures(count: int, judged: dict, goals: dict[str, float]) -> None:
     med, ratios, checks = judged["medians"], judged["ratios"], judged["checks"]
     print("\n== First output (medians of", count, "interleaved rounds; times from navigation start) ==")
     rows = [
@@ -108,44 +110,45 @@ def print_figures(count: int, judged: dict) -> None:
             "(b) lesson cell 1, Run at load -> output",
             fmt_s(med["b"]),
             f"(b)/(a) = {fmt_ratio(ratios['b/a'])}",
-            f"<= {GOALS['b/a']}: {verdict(checks['b/a'])}",
+            f"<= {goals['b/a']}: {verdict(checks['b/a'])}",
         ),
         (
             "(c) Run after 8 s reading -> output",
             fmt_ms(med["c"]),
             "click -> output",
-            f"<= {GOALS['c_s']} s: {verdict(checks['c'])}",
+            f"<= {goals['c_s']} s: {verdict(checks['c'])}",
         ),
-        ("floor_d: bare + matplotlib + cell 2 to PNG", fmt_s(med["floor_d"]), "", ""),
+        (f"floor_d: bare + matplotlib + {layout.FIGURE_CELL_LABEL} to PNG", fmt_s(med["floor_d"]), "", ""),
         (
-            "(d) cell 3 heatmap, Run at load -> figure",
+            f"(d) {layout.FIGURE_CELL_LABEL}, Run at load -> figure",
             fmt_s(med["d"]),
             f"(d)/floor = {fmt_ratio(ratios['d/floor_d'])}",
-            f"<= {GOALS['d/floor_d']}: {verdict(checks['d/floor_d'])}",
+            f"<= {goals['d/floor_d']}: {verdict(checks['d/floor_d'])}",
         ),
-        ("floor_e: cell 2 run again in floor_d", fmt_ms(med["floor_e"]), "", ""),
+        (f"floor_e: {layout.FIGURE_CELL_LABEL} run again in floor_d", fmt_ms(med["floor_e"]), "", ""),
         (
             "(e) heatmap Run again -> figure",
             fmt_ms(med["e"]),
             f"(e)/floor = {fmt_ratio(ratios['e/floor_e'])}",
-            f"<= {GOALS['e/floor_e']}: {verdict(checks['e/floor_e'])}",
+            f"<= {goals['e/floor_e']}: {verdict(checks['e/floor_e'])}",
         ),
         (
             "(f) later visit, new browser process -> output",
             fmt_s(med["f"]),
             f"(f)/(a) = {fmt_ratio(ratios['f/a'])}",
-            f"<= {GOALS['f/a']}: {verdict(checks['f/a'])}",
+            f"<= {goals['f/a']}: {verdict(checks['f/a'])}",
         ),
     ]
+    width = max(len(row[0]) for row in rows)
     for row in rows:
-        print(f"  {row[0]:<44} {row[1]:>9}   {row[2]:<20} {row[3]}")
+        print(f"  {row[0]:<{width}} {row[1]:>9}   {row[2]:<20} {row[3]}")
     print("  samples (ms):")
     for key, values in judged["series"].items():
         print(f"    {key:<8} " + " ".join("   n/a" if v is None else f"{v:6.0f}" for v in values))
 
 
 def print_byte_tables(tables: dict[str, dict | None], nothing_unneeded: bool | None, sizes: dict | None) -> None:
-    labels = {"b": "(b) cell 1", "d": "(d) cell 2", "f": "(f) second visit, cell 1"}
+    labels = {"b": "(b) cell 1", "d": f"(d) {layout.FIGURE_CELL_LABEL}", "f": "(f) second visit, cell 1"}
     for key, label in labels.items():
         print_bytes(label, tables[key])
     for key in ("a", "floor_d"):
@@ -157,7 +160,8 @@ def print_byte_tables(tables: dict[str, dict | None], nothing_unneeded: bool | N
     if sizes and bytes_d:
         chromium_total = sum(sizes.values())
         print(
-            f"  cross-check, cell 2: Chromium's request.sizes() counts {chromium_total / 1e6:.2f} MB in "
+            f"  cross-check, {layout.FIGURE_CELL_LABEL}: Chromium's request.sizes() counts "
+            f"{chromium_total / 1e6:.2f} MB in "
             f"{len(sizes)} files (server: {bytes_d['total_bytes'] / 1e6:.2f} MB in {len(bytes_d['files'])} files)"
         )
 

@@ -8,6 +8,7 @@ uses the new names, the old ones can go.
 LESSON = "lessons/32-positional-encoding/"
 TEXT_CELL = "#cell-1"  # prints text, for (b), (c) and (f)
 FIGURE_CELL = "#cell-4"  # the heatmap, for (d) and (e) (cell 3 is an exercise since lesson 32 was revised)
+FIGURE_CELL_LABEL = FIGURE_CELL.lstrip("#").replace("-", " ") + " (heatmap)"  # for the report
 
 COURSE_FOLDER = "assets/course"
 WORKER_SETTINGS = ("worker-settings.json", "runtime.json")
