@@ -41,10 +41,11 @@ STATE = layout.CELL_MARKUP["stateAttribute"]
 THROTTLED = {"offline": False, "latency": 40, "downloadThroughput": 20e6 / 8, "uploadThroughput": 20e6 / 8}
 """``--net throttled``: DevTools' network emulation, 20 Mbit/s each way and 40 ms RTT (it reaches the worker)."""
 SNAPSHOT_KEPT = """async () => {
-    for (const name of await caches.keys()) {
-        const keys = await (await caches.open(name)).keys();
-        if (keys.some((request) => request.url.endsWith("/course-snapshot.bin"))) return true;
-    }
+    try {
+        const root = await navigator.storage.getDirectory();
+        const directory = await root.getDirectoryHandle("course-snapshots");
+        for await (const name of directory.keys()) if (name.endsWith(".bin")) return true;
+    } catch (err) { /* no snapshot yet */ }
     return false;
 }"""
 """A condition: the site's worker has kept its snapshot (worker/snapshot.js), for the next visit."""

@@ -6,12 +6,12 @@ says how Python started on the console ("course: Python restored …", "course: 
 normally (<why>)", "course: snapshot kept …", "course: no snapshot kept (<why>)").
 
 What is simulated, and how:
-- corrupt snapshot, snapshot of another build: the page overwrites the kept entry in Cache
-  Storage (garbage bytes; a record naming another BUILD_ID), as a disk error or an older
-  build would leave it;
+- corrupt snapshot, snapshot of another build: the page overwrites the kept file in the
+  origin private file system (garbage bytes; half the file; a record naming another
+  BUILD_ID), as a disk error or an older build would leave it;
 - storage full: DevTools' ``Storage.overrideQuotaForOrigin`` gives the origin a 1 MB quota,
-  so ``cache.put`` rejects with QuotaExceededError (a denied storage, SecurityError, takes the
-  same path: any rejection of ``caches.open`` or ``put`` is caught);
+  so writing the file throws QuotaExceededError (a denied storage takes the same path: any
+  error while opening or writing it is caught, and what was written is deleted);
 - private API missing: the test's router serves ``pyodide.asm.js``/``pyodide.js`` with
   ``makeMemorySnapshot`` / ``_loadSnapshot`` renamed, as a Pyodide without them would be.
   Only the test changes these bytes; the site ships the verified files.
@@ -44,24 +44,37 @@ def chromium(browser, chromium_options):
     return browser.browser_type, chromium_options
 
 
-CACHE = f"course-pyodide-{PYODIDE_VERSION}"
-SNAPSHOT_KEY = f"/pyodide/v{PYODIDE_VERSION}/course-snapshot.bin"
 RESTORED = "course: Python restored from this browser's snapshot"
 KEPT = re.compile(r"course: snapshot kept for the next visit \((\d+) bytes\)")
 NORMAL = re.compile(r"course: Python booted normally \((.*)\)")
 NOT_KEPT = re.compile(r"course: no snapshot kept \((.*)\)")
 MAKING = "course: making a snapshot for the next visit"
 
-REWRITE = """async ([cacheName, key, kind]) => {
-    const cache = await caches.open(cacheName);
-    const kept = await cache.match(key);
-    const record = JSON.parse(kept.headers.get("X-Course-Snapshot"));
-    let bytes = new Uint8Array(await kept.arrayBuffer());
+REWRITE = """async (kind) => {
+    const root = await navigator.storage.getDirectory();
+    const directory = await root.getDirectoryHandle("course-snapshots");
+    const names = [];
+    for await (const name of directory.keys()) names.push(name);
+    if (names.length !== 1) throw new Error(`expected one snapshot file, found ${names}`);
+    const handle = await directory.getFileHandle(names[0]);
+    const file = new Uint8Array(await (await handle.getFile()).arrayBuffer());
+    const recordLength = new DataView(file.buffer).getUint32(file.length - 8, true);
+    const snapshotLength = file.length - 8 - recordLength;
+    let bytes = file.slice(0, snapshotLength);
+    const record = JSON.parse(new TextDecoder().decode(file.slice(snapshotLength, file.length - 8)));
     if (kind === "garbage") bytes = bytes.map((_, i) => (i * 7919) & 255);
     else record.build_id = "0".repeat(64);
-    const headers = {"Content-Type": "application/octet-stream", "X-Course-Snapshot": JSON.stringify(record)};
-    await cache.put(key, new Response(bytes, {headers}));
+    const recordText = new TextEncoder().encode(JSON.stringify(record));
+    const trailer = new DataView(new ArrayBuffer(8));
+    trailer.setUint32(0, recordText.length, true);
+    trailer.setUint32(4, 0x31736373, true);
+    const parts = kind === "truncated" ? [file.slice(0, file.length >> 1)] : [bytes, recordText, trailer];
+    const writable = await handle.createWritable();
+    await writable.write(new Blob(parts));
+    await writable.close();
 }"""
+"""Rewrite the kept snapshot file (worker/snapshot.js: the snapshot, its record, the record's
+length and a magic number) as a disk error or an older build would leave it."""
 
 
 Patch = tuple[str, str, str]  # a Pyodide file's name, a text in it, its replacement
@@ -185,16 +198,20 @@ def test_a_run_does_not_wait_for_the_snapshot_being_made(chromium, site_server, 
     assert not any(KEPT.search(line) for line in said_by_then), said_by_then
 
 
-def test_a_corrupt_snapshot_is_refused_and_replaced(chromium, site_server, tmp_path):
+@pytest.mark.parametrize(
+    ("damage", "reason"),
+    [("garbage", "corrupt snapshot: no snapshot header"), ("truncated", "corrupt snapshot: no record")],
+)
+def test_a_corrupt_snapshot_is_refused_and_replaced(chromium, site_server, tmp_path, damage, reason):
     url = site_server + LESSON
     first_visit(chromium, url, tmp_path)
     with visit(chromium, url, tmp_path) as second:
         second.wait_for(RESTORED)
-        second.page.evaluate(REWRITE, [CACHE, SNAPSHOT_KEY, "garbage"])
+        second.page.evaluate(REWRITE, damage)
     with visit(chromium, url, tmp_path) as third:
-        assert third.wait_for(NORMAL)[1] == "corrupt snapshot: no snapshot header"
+        assert third.wait_for(NORMAL)[1] == reason
         assert third.print_of("#cell-1", "print(6 * 7)") == "42"
-        third.wait_for(KEPT)  # the corrupt entry was deleted, and a good one made
+        third.wait_for(KEPT)  # the corrupt file was deleted, and a good one made
     with visit(chromium, url, tmp_path) as fourth:
         fourth.wait_for(RESTORED)
 
@@ -204,7 +221,7 @@ def test_a_snapshot_of_another_build_is_refused(chromium, site_server, tmp_path)
     first_visit(chromium, url, tmp_path)
     with visit(chromium, url, tmp_path) as second:
         second.wait_for(RESTORED)
-        second.page.evaluate(REWRITE, [CACHE, SNAPSHOT_KEY, "another build"])
+        second.page.evaluate(REWRITE, "another build")
     with visit(chromium, url, tmp_path) as third:
         assert third.wait_for(NORMAL)[1] == f"snapshot for build {'0' * 64}"
         assert third.print_of("#cell-1", "print(6 * 7)") == "42"

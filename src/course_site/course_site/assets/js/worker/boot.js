@@ -3,7 +3,7 @@
  * snapshot.js) and the preloaded packages, and import the Python side
  * (../../py/worker_bridge.py, cell_exec.py and exercise_check.py, written into Pyodide's file system),
  * with the preloaded packages' bytecode that the build compiled (derived_stdlib.py) in place. */
-import { cacheNames, MessageType, OFFICIAL_STDLIB, snapshotURL } from "../protocol.js";
+import { cacheNames, MessageType, OFFICIAL_STDLIB, snapshotFileName } from "../protocol.js";
 import {
   configure, countBody, fetchDirect, fetchOrKept, fetchPackageBytecode, importScript, keepScriptsInCache, prefetch,
   prefetchStdlib, provide, useLock,
@@ -182,7 +182,7 @@ function expectedSnapshot(settings) {
 /* The kept snapshot ({bytes} or {reason}), read while the scripts load. */
 async function snapshotFor(settings) {
   if (!settings.cacheNames || !settings.buildId) return { reason: "no offline storage" };
-  return keptSnapshot(settings.cacheNames.pyodide, snapshotURL(settings.indexURL), expectedSnapshot(settings));
+  return keptSnapshot(snapshotFileName(settings.indexURL), expectedSnapshot(settings));
 }
 
 /* loadPyodide(options), from the kept snapshot when it fits the stdlib that arrived. */
@@ -197,7 +197,7 @@ async function bootFrom(kept, options, stdlib, settings) {
   if (boot.restored) console.info("course: Python restored from this browser's snapshot");
   else {
     console.info(`course: Python booted normally (${boot.reason})`);
-    await dropSnapshot(settings.cacheNames.pyodide, snapshotURL(settings.indexURL));
+    await dropSnapshot(snapshotFileName(settings.indexURL));
   }
   return boot;
 }
@@ -220,7 +220,7 @@ export async function keepSnapshot(snapshot) {
   const stdLibURL = stdlibSha256 === OFFICIAL_STDLIB ? settings.indexURL + OFFICIAL_STDLIB : stdlib.url;
   const record = { pyodide_version: settings.pyodideVersion, build_id: settings.buildId, stdlib_sha256: stdlibSha256 };
   const { indexURL, lockFileURL, env } = options; // what can be posted (not the stdout callbacks)
-  const job = { settings, options: { indexURL, lockFileURL, env, stdLibURL }, stdlibSha256, record, key: snapshotURL(indexURL) };
+  const job = { settings, options: { indexURL, lockFileURL, env, stdLibURL }, stdlibSha256, record, name: snapshotFileName(indexURL) };
   console.info("course: making a snapshot for the next visit");
   const made = await inMakerWorker(job);
   if (made.putOff) {
