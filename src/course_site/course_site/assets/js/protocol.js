@@ -88,7 +88,7 @@ export const DEFAULT_LIMITS = Object.freeze({ maxLines: 2000, maxChars: 200000, 
  * (`pyodide/v<version>/python_stdlib-pyc-<hash>.zip`, made by the build, versioned like
  * the rest; the official python_stdlib.zip stays beside it as the fallback) and the
  * memory snapshot this browser makes of a bare interpreter, kept in the origin private
- * file system under snapshotFileName (never fetched: it exists only in this browser).
+ * file system (worker/snapshot.js; never fetched: it exists only in this browser).
  */
 
 const VERSIONED = /\/pyodide\/v[^/]+\/|\/assets\/course\/wheels\/[0-9a-f]+\/|\/assets\/course\/pyodide-lock-[0-9a-f]+\.json$/;
@@ -96,18 +96,6 @@ const CACHE_PREFIX = "course-";
 
 /** The official standard library's file name: the fallback for the derived one, and its id in a snapshot's record. */
 export const OFFICIAL_STDLIB = "python_stdlib.zip";
-
-/** The directory of the origin private file system that holds the snapshots (worker/snapshot.js). */
-export const SNAPSHOT_DIRECTORY = "course-snapshots";
-
-/**
- * The file name of the snapshot kept for the Pyodide at `indexURL`: one per site and
- * Pyodide location, whatever the version (a snapshot of another version is refused by its
- * record and replaced, so an upgrade leaves no stale 20 MB behind).
- */
-export function snapshotFileName(indexURL) {
-  return `${encodeURIComponent(new URL("..", indexURL).href)}.bin`;
-}
 
 /** The site's caches: one per site version, one per Pyodide version. */
 export function cacheNames(siteVersion, pyodideVersion) {

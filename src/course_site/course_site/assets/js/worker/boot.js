@@ -3,12 +3,12 @@
  * snapshot.js) and the preloaded packages, and import the Python side
  * (../../py/worker_bridge.py, cell_exec.py and exercise_check.py, written into Pyodide's file system),
  * with the preloaded packages' bytecode that the build compiled (derived_stdlib.py) in place. */
-import { cacheNames, MessageType, OFFICIAL_STDLIB, snapshotFileName } from "../protocol.js";
+import { cacheNames, MessageType, OFFICIAL_STDLIB } from "../protocol.js";
 import {
   configure, countBody, fetchDirect, fetchOrKept, fetchPackageBytecode, importScript, keepScriptsInCache, prefetch,
   prefetchStdlib, provide, useLock,
 } from "./network.js";
-import { bootPyodide, dropSnapshot, keptSnapshot } from "./snapshot.js";
+import { bootPyodide, closeKeptSnapshot, dropSnapshot, keptSnapshot } from "./snapshot.js";
 import { postProgress, progress, setDownloadBytes } from "./progress.js";
 import { flushStream, host, openRunId, writeStream } from "./output.js";
 
@@ -94,10 +94,11 @@ export function describeFatal(err) {
 }
 
 /**
- * Boot Pyodide with `settings` (workerSettings).  Returns {pyodide, bridge}:
+ * Boot Pyodide with `settings` (workerSettings), from the snapshot that `keptSnapshotFile`
+ * (snapshot.js: openKeptSnapshot) holds when it fits.  Returns {pyodide, bridge, snapshot}:
  * bridge is worker_bridge.py's module (run, extra_packages, warm_matplotlib).
  */
-export async function startPython(settings) {
+export async function startPython(settings, keptSnapshotFile) {
   configure(settings);
   setDownloadBytes(settings.downloadBytes);
   const indexURL = settings.indexURL;
@@ -113,7 +114,7 @@ export async function startPython(settings) {
   const packageBytecode = fetchPackageBytecode(settings.packageBytecode);
   readLock(lockFileURL);
   const pythonSources = settings.pythonFiles.map(([name, url]) => fetchText(url).then((text) => [name, text]));
-  const kept = snapshotFor(settings);
+  const kept = snapshotFor(settings, keptSnapshotFile);
   // pyodide.asm.js defines _createPyodideModule, so loadPyodide skips loading it.
   const scripts = [indexURL + "pyodide.js", indexURL + "pyodide.asm.js"];
   for (const url of scripts) await importScript(url);
@@ -179,10 +180,13 @@ function expectedSnapshot(settings) {
   return { pyodideVersion: settings.pyodideVersion, buildId: settings.buildId, stdlibSha256: settings.stdlib?.sha256 ?? OFFICIAL_STDLIB };
 }
 
-/* The kept snapshot ({bytes} or {reason}), read while the scripts load. */
-async function snapshotFor(settings) {
-  if (!settings.cacheNames || !settings.buildId) return { reason: "no offline storage" };
-  return keptSnapshot(snapshotFileName(settings.indexURL), expectedSnapshot(settings));
+/* The kept snapshot ({bytes} or {reason}) from `opening` (snapshot.js: openKeptSnapshot). */
+async function snapshotFor(settings, opening) {
+  if (!settings.cacheNames || !settings.buildId) {
+    await closeKeptSnapshot(opening);
+    return { reason: "no offline storage" };
+  }
+  return keptSnapshot(opening, expectedSnapshot(settings));
 }
 
 /* loadPyodide(options), from the kept snapshot when it fits the stdlib that arrived. */
@@ -197,7 +201,7 @@ async function bootFrom(kept, options, stdlib, settings) {
   if (boot.restored) console.info("course: Python restored from this browser's snapshot");
   else {
     console.info(`course: Python booted normally (${boot.reason})`);
-    await dropSnapshot(snapshotFileName(settings.indexURL));
+    await dropSnapshot();
   }
   return boot;
 }
@@ -220,7 +224,7 @@ export async function keepSnapshot(snapshot) {
   const stdLibURL = stdlibSha256 === OFFICIAL_STDLIB ? settings.indexURL + OFFICIAL_STDLIB : stdlib.url;
   const record = { pyodide_version: settings.pyodideVersion, build_id: settings.buildId, stdlib_sha256: stdlibSha256 };
   const { indexURL, lockFileURL, env } = options; // what can be posted (not the stdout callbacks)
-  const job = { settings, options: { indexURL, lockFileURL, env, stdLibURL }, stdlibSha256, record, name: snapshotFileName(indexURL) };
+  const job = { settings, options: { indexURL, lockFileURL, env, stdLibURL }, stdlibSha256, record };
   console.info("course: making a snapshot for the next visit");
   const made = await inMakerWorker(job);
   if (made.putOff) {

@@ -18,6 +18,11 @@ settings.catch(() => {}); // boot.js reads the failure and tells the page
 const early = [];
 self.onmessage = (event) => early.push(event.data);
 
-import("./run.js").then(({ start }) => start(SETTINGS_URL, settings, early), (err) => {
+// The snapshot that this browser may keep (snapshot.js) is opened now: the round trips to the
+// browser overlap the loading of the modules, not Pyodide's scripts, which block this thread.
+const keptSnapshot = import("./snapshot.js").then((snapshot) => snapshot.openKeptSnapshot());
+keptSnapshot.catch(() => {}); // run.js's import fails too, and says why
+
+import("./run.js").then(({ start }) => start(SETTINGS_URL, settings, early, keptSnapshot), (err) => {
   setTimeout(() => { throw err; }); // the page's Worker gets an "error" event and says why
 });

@@ -142,11 +142,11 @@ function isFatal(err) {
   return !(err && err.constructor && err.constructor.name === "PythonError");
 }
 
-async function boot(settingsURL, settingsResponse) {
+async function boot(settingsURL, settingsResponse, keptSnapshot) {
   const file = await readSettings(settingsURL, settingsResponse);
   self.postMessage({ type: MessageType.SETTINGS, settings: file, url: settingsURL.href });
   const settings = workerSettings(file, settingsURL);
-  const { pyodide, bridge, snapshot } = await startPython(settings);
+  const { pyodide, bridge, snapshot } = await startPython(settings, keptSnapshot);
   pyodide.setInterruptBuffer(signals);
   python = { pyodide, bridge, snapshot, importPackages: pyodide.toPy(settings.importPackages) };
 }
@@ -155,10 +155,11 @@ let queue = null; // runs wait here behind the boot and each other
 
 /**
  * Boot Python from the settings file at `settingsURL` (`settingsResponse`: its
- * fetch, under way), then handle the page's messages, `early` ones first.
+ * fetch, under way; `keptSnapshot`: snapshot.js's openKeptSnapshot(), under way),
+ * then handle the page's messages, `early` ones first.
  */
-export function start(settingsURL, settingsResponse, early) {
-  queue = boot(settingsURL, settingsResponse).then(
+export function start(settingsURL, settingsResponse, early, keptSnapshot) {
+  queue = boot(settingsURL, settingsResponse, keptSnapshot).then(
     () => self.postMessage({ type: MessageType.READY, version: python.pyodide.version }),
     (err) => {
       // The page shows the message and never sends a run to this worker.

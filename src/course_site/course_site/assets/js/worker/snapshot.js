@@ -1,11 +1,14 @@
 /* Later visits boot from a memory snapshot of the bare interpreter, made in this
  * browser once Python is idle after a normal boot (in a worker of its own,
- * snapshot_maker.js, which a run stops), and kept in the origin private file system
- * (../protocol.js: SNAPSHOT_DIRECTORY, snapshotFileName).  That file system, read with a
- * synchronous access handle, hands the worker its 21 MB in tens of milliseconds even while
- * the page loads; Cache Storage took 0.5-0.9 s then (its bytes come through the browser
- * process, busy serving the page).  One file holds the snapshot, then its record (JSON),
- * then the record's length (uint32, little-endian) and TRAILER_MAGIC.
+ * snapshot_maker.js, which a run stops), and kept in the origin private file system:
+ * one file per site (SNAPSHOT_FILE), whatever the Pyodide version (one of another version
+ * is refused by its record and replaced).  Read with a synchronous access handle, it hands
+ * the worker its 21 MB in tens of milliseconds even while the page loads; Cache Storage
+ * took 0.5-0.9 s then (its bytes come through the browser process, busy serving the page).
+ * main.js starts opening it (openKeptSnapshot) before the other modules load, so that the
+ * round trips to the browser are over by the time Python boots.  The file holds the
+ * snapshot, then its record (JSON), the record's length (uint32, little-endian) and
+ * TRAILER_MAGIC.
  *
  * It uses Pyodide 0.27's private API (loadPyodide's _loadSnapshot and _makeSnapshot,
  * makeMemorySnapshot()); every way this can fail ends in a normal boot:
@@ -22,7 +25,9 @@
  * snapshot's (strings are hashed already): each learner's snapshot has its own random
  * secret, shared by that learner's restores, as under a fixed PYTHONHASHSEED.
  */
-import { SNAPSHOT_DIRECTORY } from "../protocol.js";
+const SNAPSHOT_DIRECTORY = "course-snapshots"; // in the origin private file system
+/* The site's snapshot file: named after the site's assets/course/ (this file is in its js/worker/). */
+const SNAPSHOT_FILE = `${encodeURIComponent(new URL("../../", import.meta.url).href)}.bin`;
 
 const FORMAT = 2; // 1: kept in Cache Storage
 const MAGIC = 0x706e7300; // Pyodide's snapshot header: "\0snp"
@@ -50,11 +55,33 @@ async function corruption(bytes, record) {
   return digest === record.sha256 ? null : `corrupt snapshot: sha256 ${digest}`;
 }
 
-/* The snapshot file `name` (a FileSystemFileHandle), created if asked. */
-async function snapshotFile(name, create) {
+/* The site's snapshot file (a FileSystemFileHandle), created if asked. */
+async function snapshotFile(create) {
   const root = await navigator.storage.getDirectory();
   const directory = await root.getDirectoryHandle(SNAPSHOT_DIRECTORY, { create });
-  return directory.getFileHandle(name, { create });
+  return directory.getFileHandle(SNAPSHOT_FILE, { create });
+}
+
+/**
+ * Start opening the kept snapshot for reading: a promise of {handle} (a sync access
+ * handle, for keptSnapshot) or {reason} why there is none.
+ */
+export async function openKeptSnapshot() {
+  try {
+    const file = await snapshotFile(false);
+    return { handle: await file.createSyncAccessHandle({ mode: "read-only" }) };
+  } catch (err) {
+    return { reason: storageProblem(err) };
+  }
+}
+
+/** Close what openKeptSnapshot opened, unread (this page keeps no snapshots). */
+export async function closeKeptSnapshot(opening) {
+  (await opening).handle?.close();
+}
+
+function storageProblem(err) {
+  return err.name === "NotFoundError" ? "no snapshot" : `snapshot storage unavailable: ${err.name || err}`;
 }
 
 /* {bytes, record} from the open `handle`, or {reason} why the file is not a kept snapshot. */
@@ -82,36 +109,32 @@ function readSnapshotFile(handle) {
 }
 
 /**
- * The snapshot kept in file `name` for `expected` (see refusal): {bytes} to restore
- * from, or {reason} why there is none.  A refused file is deleted.
+ * The kept snapshot, from `opening` (openKeptSnapshot), for `expected` (see refusal):
+ * {bytes} to restore from, or {reason} why there is none.  A refused file is deleted.
  */
-export async function keptSnapshot(name, expected) {
-  let handle = null;
+export async function keptSnapshot(opening, expected) {
+  const { handle, reason: unopened } = await opening;
+  if (!handle) return { reason: unopened };
+  let kept;
   try {
-    const file = await snapshotFile(name, false);
-    handle = await file.createSyncAccessHandle({ mode: "read-only" });
-    const kept = readSnapshotFile(handle);
-    handle.close();
-    handle = null;
-    let reason = kept.reason ?? refusal(kept.record, expected);
-    reason ??= await corruption(kept.bytes, kept.record);
-    if (!reason) return { bytes: kept.bytes };
-    await dropSnapshot(name);
-    return { reason };
+    kept = readSnapshotFile(handle);
   } catch (err) {
-    if (err.name === "NotFoundError") return { reason: "no snapshot" };
-    return { reason: `snapshot storage unavailable: ${err.name || err}` };
+    return { reason: storageProblem(err) };
   } finally {
-    handle?.close();
+    handle.close();
   }
+  const reason = kept.reason ?? refusal(kept.record, expected) ?? (await corruption(kept.bytes, kept.record));
+  if (!reason) return { bytes: kept.bytes };
+  await dropSnapshot();
+  return { reason };
 }
 
-/** Forget the snapshot in file `name` (refused, or Pyodide rejected it). */
-export async function dropSnapshot(name) {
+/** Forget the kept snapshot (refused, or Pyodide rejected it). */
+export async function dropSnapshot() {
   try {
     const root = await navigator.storage.getDirectory();
     const directory = await root.getDirectoryHandle(SNAPSHOT_DIRECTORY);
-    await directory.removeEntry(name);
+    await directory.removeEntry(SNAPSHOT_FILE);
   } catch {
     // nothing kept, or no storage: nothing to forget
   }
@@ -145,11 +168,11 @@ function afterRestore(pyodide, env) {
 
 /**
  * Make a snapshot of a bare interpreter (booted here with `options` and _makeSnapshot;
- * run in snapshot_maker.js, a worker of its own) and keep it in file `name` with `record`
+ * run in snapshot_maker.js, a worker of its own) and keep it in the site's file with `record`
  * ({pyodide_version, build_id, stdlib_sha256}).  Returns {bytes: count stored} or {reason}
  * why nothing was stored (private API missing, storage full or denied).
  */
-export async function makeSnapshot(options, name, record) {
+export async function makeSnapshot(options, record) {
   const maker = await self.loadPyodide({ ...options, packages: [], _makeSnapshot: true });
   if (typeof maker.makeMemorySnapshot !== "function") return { reason: "makeMemorySnapshot missing" };
   const sys = maker.pyimport("sys");
@@ -160,21 +183,21 @@ export async function makeSnapshot(options, name, record) {
   const bytes = maker.makeMemorySnapshot();
   const full = { format: FORMAT, ...record, bytes: bytes.length, sha256: await sha256Hex(bytes) };
   try {
-    await writeSnapshotFile(name, bytes, full);
+    await writeSnapshotFile(bytes, full);
   } catch (err) {
-    await dropSnapshot(name); // what was written of it
+    await dropSnapshot(); // what was written of it
     return { reason: `not stored: ${err.name || err}` }; // QuotaExceededError, NoModificationAllowedError (another tab writes)
   }
   return { bytes: bytes.length };
 }
 
-/* Write file `name`: the snapshot `bytes`, then `record` and the trailer. */
-async function writeSnapshotFile(name, bytes, record) {
+/* Write the site's file: the snapshot `bytes`, then `record` and the trailer. */
+async function writeSnapshotFile(bytes, record) {
   const recordText = new TextEncoder().encode(JSON.stringify(record));
   const trailer = new DataView(new ArrayBuffer(TRAILER_BYTES));
   trailer.setUint32(0, recordText.length, true);
   trailer.setUint32(4, TRAILER_MAGIC, true);
-  const handle = await (await snapshotFile(name, true)).createSyncAccessHandle();
+  const handle = await (await snapshotFile(true)).createSyncAccessHandle();
   try {
     handle.truncate(0);
     let at = 0;
