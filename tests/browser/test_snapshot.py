@@ -77,6 +77,17 @@ REWRITE = """async (kind) => {
 length and a magic number) as a disk error or an older build would leave it."""
 
 
+DROP_KEPT_COPIES = """async (prefix) => {
+    for (const name of await caches.keys()) {
+        const cache = await caches.open(name);
+        for (const request of await cache.keys()) {
+            if (request.url.split("/").pop().startsWith(prefix)) await cache.delete(request);
+        }
+    }
+}"""
+"""Delete the offline copies of the files whose name starts with ``prefix``."""
+
+
 Patch = tuple[str, str, str]  # a Pyodide file's name, a text in it, its replacement
 
 
@@ -113,13 +124,17 @@ class Visit:
 
 
 @contextmanager
-def visit(chromium, url: str, profile: Path, *, patch: Patch | None = None, quota: int = 0) -> Iterator[Visit]:
+def visit(
+    chromium, url: str, profile: Path, *, patch: Patch | None = None, quota: int = 0, missing: str = ""
+) -> Iterator[Visit]:
     """Open ``url`` in a new browser process on ``profile``; only loopback is reachable.
 
     chromium: (browser type, launch options), the ``chromium`` fixture.
 
     patch: (file name, text, replacement) applied to that Pyodide file as served.
     quota: bytes of storage the origin may use (0: the browser's default).
+    missing: files whose name starts with this are answered 404 (none if empty); the HTTP
+      cache is cleared first (DevTools' ``Network.clearBrowserCache``), or it would answer.
     """
     browser_type, options = chromium
     context = browser_type.launch_persistent_context(str(profile), **options)
@@ -130,6 +145,8 @@ def visit(chromium, url: str, profile: Path, *, patch: Patch | None = None, quot
         if urlparse(request_url).hostname != "127.0.0.1" and not request_url.startswith(("data:", "blob:")):
             external.append(request_url)
             route.abort()
+        elif missing and request_url.rsplit("/", 1)[-1].startswith(missing):
+            route.fulfill(status=404, body="not here")
         elif patch and request_url.endswith("/" + patch[0]):
             response = route.fetch()
             text = response.text()
@@ -143,6 +160,8 @@ def visit(chromium, url: str, profile: Path, *, patch: Patch | None = None, quot
         page = context.pages[0] if context.pages else context.new_page()
         current = Visit(page)
         page.on("console", lambda message: current.lines.append(message.text))
+        if missing:
+            context.new_cdp_session(page).send("Network.clearBrowserCache")
         if quota:
             origin = url.split("/lessons/")[0].rstrip("/")
             context.new_cdp_session(page).send("Storage.overrideQuotaForOrigin", {"origin": origin, "quotaSize": quota})
@@ -225,6 +244,21 @@ def test_a_snapshot_of_another_build_is_refused(chromium, site_server, tmp_path)
     with visit(chromium, url, tmp_path) as third:
         assert third.wait_for(NORMAL)[1] == f"snapshot for build {'0' * 64}"
         assert third.print_of("#cell-1", "print(6 * 7)") == "42"
+
+
+def test_a_snapshot_is_not_restored_onto_the_official_stdlib(chromium, site_server, tmp_path):
+    """The snapshot pins the derived stdlib it was made with; on a visit where that file fails
+    (a 404, and no offline copy kept) the worker falls back to the official zip, and a restore,
+    which starts before the stdlib has arrived, is thrown away for a normal boot."""
+    url = site_server + LESSON
+    first_visit(chromium, url, tmp_path)
+    with visit(chromium, url, tmp_path) as second:
+        second.wait_for(RESTORED)
+        second.page.evaluate(DROP_KEPT_COPIES, "python_stdlib-pyc-")
+    with visit(chromium, url, tmp_path, missing="python_stdlib-pyc-") as third:
+        assert third.wait_for(NORMAL)[1] == "the derived stdlib failed: snapshot not used"
+        assert third.print_of("#cell-1", "import json, email.message; print(6 * 7)") == "42"
+        assert not third.said(RESTORED)
 
 
 def test_full_storage_keeps_no_snapshot_and_python_runs(chromium, site_server, tmp_path):

@@ -171,6 +171,19 @@ def test_site_serves_pyodide_posenc_and_worker_settings(good_project: Path):
     assert all(lock["packages"][name]["file_name"] in shipped for name in lock["packages"] if name != "posenc")
 
 
+def test_worker_settings_name_the_preloaded_wheels_as_the_lock_does(good_project: Path):
+    """The worker starts the preloaded packages' wheels (and their dependencies') from these
+    entries before it has read the lock, with the URLs and integrity that Pyodide then asks for."""
+    settings = json.loads((good_project / "site" / SETTINGS).read_text())
+    lock = json.loads((good_project / "site/assets/course" / settings["lock_file_url"]).read_text())
+    assert settings["preload_packages"] == ["numpy"]
+    expected = {
+        name: {"file_name": lock["packages"][name]["file_name"], "sha256": lock["packages"][name]["sha256"]}
+        for name in ("numpy",)
+    }
+    assert settings["preload_wheels"] == expected
+
+
 def test_site_serves_a_derived_precompiled_stdlib_beside_the_official_one(good_project: Path):
     site = good_project / "site"
     settings = json.loads((site / SETTINGS).read_text())

@@ -224,6 +224,8 @@ def worker_settings(
         "pyodide_index_url": shipped.base_url or f"../../{shipped.index_path}",
         "lock_file_url": f"pyodide-lock-{lock_hash}.json",
         "preload_packages": preload,
+        # Their wheels' lock entries, so that the worker starts them before it has read the lock.
+        "preload_wheels": _preload_wheels(lock, preload),
         "import_packages": shipped.import_packages,
         "module_hint": module_hint,
         "download_bytes": {
@@ -249,6 +251,15 @@ def worker_settings(
         "version": f"{shipped.version}-{shipped.wheel.sha256[:8]}-{lock_hash[:8]}-{_runner_digest()[:8]}",
     }
     return WorkerSettings(lock_text, config)
+
+
+def _preload_wheels(lock: dict, preload: list[str]) -> dict[str, dict[str, str]]:
+    """The lock's ``file_name`` and ``sha256`` of the ``preload`` packages and their dependencies, by lock key."""
+    try:
+        keys = pyodide_assets.dependency_closure(lock, preload)
+    except pyodide_assets.AssetError as error:
+        raise SettingsError(f"course: preload: {error}") from None
+    return {key: {field: lock["packages"][key][field] for field in ("file_name", "sha256")} for key in keys}
 
 
 def _derived_entry(shipped: ShippedPython, derived: derived_stdlib.DerivedZip) -> dict:

@@ -6,7 +6,7 @@
 import { cacheNames, MessageType, OFFICIAL_STDLIB } from "../protocol.js";
 import {
   configure, countBody, fetchDirect, fetchOrKept, fetchPackageBytecode, importScript, keepScriptsInCache, prefetch,
-  prefetchStdlib, provide, useLock,
+  prefetchPreloaded, prefetchStdlib, provide, useLock,
 } from "./network.js";
 import { bootPyodide, closeKeptSnapshot, dropSnapshot, keptSnapshot } from "./snapshot.js";
 import { postProgress, progress, setDownloadBytes } from "./progress.js";
@@ -49,6 +49,7 @@ export function workerSettings(file, fileURL) {
     cacheNames: offline ? cacheNames(file.version, file.pyodide_version) : null,
     pythonFiles: PYTHON_FILES.map((name) => [name, pythonURL(name)]),
     preload,
+    preloadWheels: file.preload_wheels || {},
     coreBytes: (Number(sizes.core) || 0) + preload.reduce((sum, name) => sum + (Number(sizes[name]) || 0), 0),
     downloadBytes: sizes,
   };
@@ -110,6 +111,7 @@ export async function startPython(settings, keptSnapshotFile) {
   // Start every big download at once; loadPyodide picks the responses up from
   // the prefetched ones, so each file is fetched once and its bytes are counted.
   prefetch(indexURL + "pyodide.asm.wasm");
+  prefetchPreloaded(settings.preloadWheels);
   const stdlib = prefetchStdlib(indexURL, settings.stdlib);
   const packageBytecode = fetchPackageBytecode(settings.packageBytecode);
   readLock(lockFileURL);
@@ -189,15 +191,21 @@ async function snapshotFor(settings, opening) {
   return keptSnapshot(opening, expectedSnapshot(settings));
 }
 
-/* loadPyodide(options), from the kept snapshot when it fits the stdlib that arrived. */
+/* loadPyodide(options), from the kept snapshot when it fits the stdlib that arrives: the
+ * restore starts at once, and is thrown away for a normal boot in the rare visit where the
+ * derived stdlib failed (the snapshot pins the stdlib it was made with). */
 async function bootFrom(kept, options, stdlib, settings) {
-  const expected = expectedSnapshot(settings).stdlibSha256;
-  if (kept.bytes && (await stdlib.sha256) !== expected) kept = { reason: "the derived stdlib failed: snapshot not used" };
   if (!kept.bytes) {
     console.info(`course: Python booted normally (${kept.reason})`);
     return { pyodide: await self.loadPyodide(options), restored: false };
   }
-  const boot = await bootPyodide(options, kept.bytes);
+  const restoring = bootPyodide({ ...options, stdLibURL: stdlib.forSnapshot }, kept.bytes, options);
+  const [boot, stdlibSha256] = await Promise.all([restoring, stdlib.sha256]);
+  if (stdlibSha256 !== expectedSnapshot(settings).stdlibSha256) {
+    // The restore failed for want of its stdlib, or ended on the wrong one: not the snapshot's fault.
+    console.info("course: Python booted normally (the derived stdlib failed: snapshot not used)");
+    return boot.restored ? { pyodide: await self.loadPyodide(options), restored: false } : boot;
+  }
   if (boot.restored) console.info("course: Python restored from this browser's snapshot");
   else {
     console.info(`course: Python booted normally (${boot.reason})`);

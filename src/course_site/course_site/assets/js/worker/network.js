@@ -118,20 +118,24 @@ export function provideKept(url) {
  * ({url, sha256}, from the settings) names, checked by its sha256 (SRI) on every fetch;
  * when it is missing or corrupt, the official python_stdlib.zip in its place.  Returns
  * {url: loadPyodide's stdLibURL, sha256: a promise of the derived zip's sha256 if it
- * is the one used, else of OFFICIAL_STDLIB}.
+ * is the one used, else of OFFICIAL_STDLIB, forSnapshot: the stdLibURL for a restore,
+ * whose fetch gives the derived zip or fails, never the official one}.
  */
 export function prefetchStdlib(indexURL, derived) {
-  const official = indexURL + "python_stdlib.zip";
+  const official = indexURL + OFFICIAL_STDLIB;
   if (!derived) {
     prefetch(official);
-    return { url: official, sha256: Promise.resolve(OFFICIAL_STDLIB) };
+    return { url: official, sha256: Promise.resolve(OFFICIAL_STDLIB), forSnapshot: official };
   }
   const checked = fetchDerived(derived);
-  provide(derived.url, checked.catch((err) => {
+  provide(derived.url, checked.then((response) => response.clone(), (err) => {
     console.warn(`course: ${derived.url} not used (${err.message || err}); the official stdlib instead`);
     return fetchOrKept(official).then(countBody);
   }));
-  return { url: derived.url, sha256: checked.then(() => derived.sha256, () => OFFICIAL_STDLIB) };
+  // A restore starts before the derived zip is known good; its heap fits no other zip.
+  const forSnapshot = `${derived.url}#snapshot`;
+  provide(forSnapshot, checked);
+  return { url: derived.url, sha256: checked.then(() => derived.sha256, () => OFFICIAL_STDLIB), forSnapshot };
 }
 
 /**
@@ -164,6 +168,14 @@ function hexToBase64(hex) {
   let bin = "";
   for (let i = 0; i < hex.length; i += 2) bin += String.fromCharCode(parseInt(hex.slice(i, i + 2), 16));
   return btoa(bin);
+}
+
+/** Start downloading the preloaded packages' wheels (`wheels`: the settings' preload_wheels,
+ * their lock entries by lock key) now, rather than once the lock has been read. */
+export function prefetchPreloaded(wheels) {
+  const names = Object.keys(wheels);
+  names.forEach((name) => prefetchedPackages.add(name));
+  prefetchPackages({ packages: wheels }, names, settings.indexURL);
 }
 
 /* Start downloading the wheels of `names` and their dependencies, with the
