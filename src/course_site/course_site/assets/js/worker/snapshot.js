@@ -3,10 +3,11 @@
  * snapshot_maker.js, which a run stops), and kept in the origin private file system:
  * one file per site (SNAPSHOT_FILE), whatever the Pyodide version (one of another version
  * is refused by its record and replaced).  Read with a synchronous access handle, it hands
- * the worker its 21 MB in tens of milliseconds even while the page loads; Cache Storage
- * took 0.5-0.9 s then (its bytes come through the browser process, busy serving the page).
- * main.js starts opening it (openKeptSnapshot) before the other modules load, so that the
- * round trips to the browser are over by the time Python boots.  The file holds the
+ * the worker its 21 MB in 20-100 ms even while the page loads, before pyodide.asm.js has
+ * loaded; Cache Storage took 0.5-0.9 s then (its bytes come through the browser process,
+ * busy serving the page).  main.js starts opening it (openKeptSnapshot) before the other
+ * modules load, so that the round trips to the browser are over by the time Python boots.
+ * (A restore now waits for pyodide.asm.wasm from the HTTP cache instead.)  The file holds the
  * snapshot, then its record (JSON), the record's length (uint32, little-endian) and
  * TRAILER_MAGIC.
  *
@@ -186,19 +187,20 @@ export async function makeSnapshot(options, record) {
   try {
     await writeSnapshotFile(bytes, full);
   } catch (err) {
-    await dropSnapshot(); // what was written of it
     return { reason: `not stored: ${err.name || err}` }; // QuotaExceededError, NoModificationAllowedError (another tab writes)
   }
   return { bytes: bytes.length };
 }
 
-/* Write the site's file: the snapshot `bytes`, then `record` and the trailer. */
+/* Write the site's file: the snapshot `bytes`, then `record` and the trailer; a file
+ * that could not be written whole is deleted. */
 async function writeSnapshotFile(bytes, record) {
   const recordText = new TextEncoder().encode(JSON.stringify(record));
   const trailer = new DataView(new ArrayBuffer(TRAILER_BYTES));
   trailer.setUint32(0, recordText.length, true);
   trailer.setUint32(4, TRAILER_MAGIC, true);
   const handle = await (await snapshotFile(true)).createSyncAccessHandle();
+  let written = false;
   try {
     handle.truncate(0);
     let at = 0;
@@ -207,8 +209,10 @@ async function writeSnapshotFile(bytes, record) {
       at += part.byteLength;
     }
     handle.flush();
+    written = true;
   } finally {
     handle.close();
+    if (!written) await dropSnapshot();
   }
 }
 
