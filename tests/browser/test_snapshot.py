@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 sys.path.insert(0, str(Path(__file__).parents[1]))
 sys.path.insert(0, str(Path(__file__).parent))
 from playwright.sync_api import expect
-from runner_fixture import LESSON, LOAD_TIMEOUT_MS, PYODIDE_VERSION, run
+from runner_fixture import LESSON, LOAD_TIMEOUT_MS, run
 from test_runner_lesson import check_cells_run_like_at_build_time
 
 pytestmark = pytest.mark.browser
