@@ -3,7 +3,9 @@
 Each test opens its own page on a fixture site (runner.html next to the built site), so
 a failure in one leaves nothing behind for another.  A failing download is a Playwright
 route on the page's context that handles the first matching request (the page's or its
-workers') once; later requests reach the server.
+workers') once; later requests reach the server (for the failed boot, six routes answer
+404 until the test brings the wheel back: the worker's early download of a preloaded wheel
+and Pyodide's own request for it both ask).
 
 Where the runner's other tests cover a path, they are named here rather than repeated:
 Stop by restarting Python without isolation (test_runner_cells.py
@@ -53,8 +55,18 @@ def expect_ended(page, cell: str, data_status: str) -> None:
 
 
 def test_a_run_after_a_failed_boot_starts_a_fresh_python(browser, serve, fixture_folder):
-    not_found = (POSENC_WHEEL, lambda route: route.fulfill(status=404, body="gone"))
-    with guarded_page(browser, serve(fixture_folder) + "fixture/", routes=[not_found]) as (page, _):
+    # posenc's wheel is gone until the test brings it back: the worker's early download and
+    # Pyodide's own request for it both fail (each route answers one request).
+    gone = [True]
+
+    def not_found(route) -> None:
+        if gone[0]:
+            route.fulfill(status=404, body="gone")
+        else:
+            route.continue_()
+
+    routes = [(POSENC_WHEEL, not_found)] * 6
+    with guarded_page(browser, serve(fixture_folder) + "fixture/", routes=routes) as (page, _):
         # The autorun cell was waiting for Python: it says why Python is not there, and what to do.
         expect_ended(page, "#cell-7", "error")
         notice = page.locator("#cell-7 .course-cell__notice--error")
@@ -62,6 +74,7 @@ def test_a_run_after_a_failed_boot_starts_a_fresh_python(browser, serve, fixture
         expect(notice).to_contain_text("press Run to try again")
         expect(page.locator("#cell-1 .course-cell__status")).to_have_text("Python could not be loaded")
         # Run again: a fresh worker boots, and this time the wheel arrives.
+        gone[0] = False
         output = run(page, "#cell-7")
         expect_ended(page, "#cell-7", "ok")
         expect(output.locator(".course-out--stdout")).to_have_text("autorun ok\n")

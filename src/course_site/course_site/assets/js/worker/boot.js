@@ -195,16 +195,20 @@ async function snapshotFor(settings, opening) {
  * restore starts at once, and is thrown away for a normal boot in the rare visit where the
  * derived stdlib failed (the snapshot pins the stdlib it was made with). */
 async function bootFrom(kept, options, stdlib, settings) {
+  const bootNormally = () => {
+    stdlib.handOn(false);
+    return self.loadPyodide(options);
+  };
   if (!kept.bytes) {
     console.info(`course: Python booted normally (${kept.reason})`);
-    return { pyodide: await self.loadPyodide(options), restored: false };
+    return { pyodide: await bootNormally(), restored: false };
   }
-  const restoring = bootPyodide({ ...options, stdLibURL: stdlib.forSnapshot }, kept.bytes, options);
-  const [boot, stdlibSha256] = await Promise.all([restoring, stdlib.sha256]);
+  stdlib.handOn(true);
+  const [boot, stdlibSha256] = await Promise.all([bootPyodide(options, kept.bytes, bootNormally), stdlib.sha256]);
   if (stdlibSha256 !== expectedSnapshot(settings).stdlibSha256) {
     // The restore failed for want of its stdlib, or ended on the wrong one: not the snapshot's fault.
     console.info("course: Python booted normally (the derived stdlib failed: snapshot not used)");
-    return boot.restored ? { pyodide: await self.loadPyodide(options), restored: false } : boot;
+    return boot.restored ? { pyodide: await bootNormally(), restored: false } : boot;
   }
   if (boot.restored) console.info("course: Python restored from this browser's snapshot");
   else {

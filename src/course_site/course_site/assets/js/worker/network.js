@@ -115,27 +115,31 @@ export function provideKept(url) {
 
 /**
  * Start the standard library's download: the derived pre-compiled zip that `derived`
- * ({url, sha256}, from the settings) names, checked by its sha256 (SRI) on every fetch;
- * when it is missing or corrupt, the official python_stdlib.zip in its place.  Returns
- * {url: loadPyodide's stdLibURL, sha256: a promise of the derived zip's sha256 if it
- * is the one used, else of OFFICIAL_STDLIB, forSnapshot: the stdLibURL for a restore,
- * whose fetch gives the derived zip or fails, never the official one}.
+ * ({url, sha256}, from the settings) names, checked by its sha256 (SRI) on every fetch.
+ * Returns {url: loadPyodide's stdLibURL, sha256: a promise of the derived zip's sha256 if
+ * it is the one used, else of OFFICIAL_STDLIB, handOn(forRestore)}.  Call handOn before each
+ * loadPyodide: the next fetch of `url` then gets the zip, or, when it is missing or corrupt,
+ * the official python_stdlib.zip in its place; for a restore (`forRestore`), whose heap fits
+ * no other zip, that fetch fails instead.  The first boot reads the body that is on its way;
+ * a second one (after a failed restore) fetches it again.
  */
 export function prefetchStdlib(indexURL, derived) {
   const official = indexURL + OFFICIAL_STDLIB;
   if (!derived) {
     prefetch(official);
-    return { url: official, sha256: Promise.resolve(OFFICIAL_STDLIB), forSnapshot: official };
+    return { url: official, sha256: Promise.resolve(OFFICIAL_STDLIB), handOn: () => {} };
   }
   const checked = fetchDerived(derived);
-  provide(derived.url, checked.then((response) => response.clone(), (err) => {
-    console.warn(`course: ${derived.url} not used (${err.message || err}); the official stdlib instead`);
-    return fetchOrKept(official).then(countBody);
-  }));
-  // A restore starts before the derived zip is known good; its heap fits no other zip.
-  const forSnapshot = `${derived.url}#snapshot`;
-  provide(forSnapshot, checked);
-  return { url: derived.url, sha256: checked.then(() => derived.sha256, () => OFFICIAL_STDLIB), forSnapshot };
+  let bodyTaken = false;
+  const handOn = (forRestore) => {
+    const zip = bodyTaken ? checked.then(() => fetchDerived(derived)) : checked;
+    bodyTaken = true;
+    provide(derived.url, forRestore ? zip : zip.catch((err) => {
+      console.warn(`course: ${derived.url} not used (${err.message || err}); the official stdlib instead`);
+      return fetchOrKept(official).then(countBody);
+    }));
+  };
+  return { url: derived.url, sha256: checked.then(() => derived.sha256, () => OFFICIAL_STDLIB), handOn };
 }
 
 /**

@@ -142,16 +142,16 @@ export async function dropSnapshot() {
 }
 
 /**
- * loadPyodide(options), from the snapshot `bytes` when they restore, else
- * loadPyodide(normalOptions).  Returns {pyodide, restored, reason}: reason says why the
- * normal boot ran, or is null.
+ * loadPyodide(options), from the snapshot `bytes` when they restore, else bootNormally()
+ * (a promise of a normally booted Pyodide).  Returns {pyodide, restored, reason}: reason
+ * says why the normal boot ran, or is null.
  */
-export async function bootPyodide(options, bytes, normalOptions = options) {
+export async function bootPyodide(options, bytes, bootNormally) {
   let pyodide;
   try {
     pyodide = await self.loadPyodide({ ...options, _loadSnapshot: bytes });
   } catch (err) {
-    return { pyodide: await self.loadPyodide(normalOptions), restored: false, reason: `snapshot not used: ${err.message || err}` };
+    return { pyodide: await bootNormally(), restored: false, reason: `snapshot not used: ${err.message || err}` };
   }
   if (pyodide._module?.noInitialRun !== true) return { pyodide, restored: false, reason: "this Pyodide ignores _loadSnapshot" };
   afterRestore(pyodide, options.env || {});
