@@ -7,46 +7,28 @@ For comparing two builds of the site (a change to the boot, the snapshot, the wo
 visit runs cell 1 and waits until the worker has kept its snapshot ("course: snapshot kept");
 then a new browser process on that profile opens the lesson, clicks Run as soon as the cell
 is live, and the time from navigation start to the cell's end is taken in the page.  The two
-sites alternate which goes first, round by round; each is served on its own loopback port
-with ``Cache-Control: max-age=600``, and Chromium resolves no other name.  Prints each
+sites alternate which goes first, round by round; each is served on its own loopback port by
+first_output.py's GitHub-Pages-like server (startup/server.py), and Chromium resolves no
+other name.  Prints each
 visit's time and how Python started, the medians, and the per-round ratios B/A.
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import statistics
 import tempfile
-import threading
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 from startup.browser import CHROMIUM_ARGS, find_chromium
+from startup.server import SiteServer
 from startup.site_layout import CELL_MARKUP, LESSON, TEXT_CELL
 
 KEPT = "course: snapshot kept"
 TIMEOUT_MS = 120_000
-
-
-class CachedFiles(http.server.SimpleHTTPRequestHandler):
-    """A static file server that lets the browser keep what it gets for 10 minutes."""
-
-    def end_headers(self) -> None:
-        self.send_header("Cache-Control", "max-age=600")
-        super().end_headers()
-
-    def log_message(self, *args) -> None:
-        pass
-
-
-def serve(folder: Path) -> str:
-    """Serve ``folder`` on a free loopback port, in a daemon thread; its base URL."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(CachedFiles, directory=str(folder)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return f"http://127.0.0.1:{server.server_port}/"
 
 
 def visit(playwright, base_url: str, profile: str, *, first: bool) -> tuple[float, list[str]]:
@@ -86,9 +68,12 @@ def main() -> None:
     parser.add_argument("site_b", type=Path)
     parser.add_argument("--rounds", type=int, default=6)
     args = parser.parse_args()
-    sites = {"A": serve(args.site_a), "B": serve(args.site_b)}
-    times: dict[str, list[float]] = {name: [] for name in sites}
-    with sync_playwright() as playwright:
+    times: dict[str, list[float]] = {"A": [], "B": []}
+    with ExitStack() as servers, sync_playwright() as playwright:
+        sites = {
+            name: servers.enter_context(SiteServer(root, gzip_text=False)).base_url
+            for name, root in (("A", args.site_a), ("B", args.site_b))
+        }
         for number in range(args.rounds):
             for name in list(sites) if number % 2 == 0 else list(sites)[::-1]:
                 with tempfile.TemporaryDirectory(prefix="later-visit-") as profile:

@@ -205,10 +205,10 @@ let lockPackages = null;
 const prefetchedPackages = new Set();
 const wantedEarly = new Set(); // asked for before the lock was known
 
-/** The lock is on its way: start the wheels of the preloaded packages and of those asked for meanwhile. */
+/** The lock is on its way: start the wheels asked for meanwhile (the preloaded ones are on their way: prefetchPreloaded). */
 export function useLock(lock) {
   lockPackages = lock;
-  prefetchWheels([...(settings.preload || []), ...wantedEarly]);
+  prefetchWheels([...wantedEarly]);
 }
 
 /** Start downloading the wheels of `names` (numpy at start; a queued cell's

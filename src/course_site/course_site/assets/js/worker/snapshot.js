@@ -56,11 +56,15 @@ async function corruption(bytes, record) {
   return digest === record.sha256 ? null : `corrupt snapshot: sha256 ${digest}`;
 }
 
+/* The directory of the snapshots (a FileSystemDirectoryHandle), created if asked. */
+async function snapshotDirectory(create) {
+  const root = await navigator.storage.getDirectory();
+  return root.getDirectoryHandle(SNAPSHOT_DIRECTORY, { create });
+}
+
 /* The site's snapshot file (a FileSystemFileHandle), created if asked. */
 async function snapshotFile(create) {
-  const root = await navigator.storage.getDirectory();
-  const directory = await root.getDirectoryHandle(SNAPSHOT_DIRECTORY, { create });
-  return directory.getFileHandle(SNAPSHOT_FILE, { create });
+  return (await snapshotDirectory(create)).getFileHandle(SNAPSHOT_FILE, { create });
 }
 
 /**
@@ -133,9 +137,7 @@ export async function keptSnapshot(opening, expected) {
 /** Forget the kept snapshot (refused, or Pyodide rejected it). */
 export async function dropSnapshot() {
   try {
-    const root = await navigator.storage.getDirectory();
-    const directory = await root.getDirectoryHandle(SNAPSHOT_DIRECTORY);
-    await directory.removeEntry(SNAPSHOT_FILE);
+    await (await snapshotDirectory(false)).removeEntry(SNAPSHOT_FILE);
   } catch {
     // nothing kept, or no storage: nothing to forget
   }
