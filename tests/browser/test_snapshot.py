@@ -6,9 +6,10 @@ says how Python started on the console ("course: Python restored …", "course: 
 normally (<why>)", "course: snapshot kept …", "course: no snapshot kept (<why>)").
 
 What is simulated, and how:
-- corrupt snapshot, snapshot of another build: the page overwrites the kept file in the
-  origin private file system (garbage bytes; half the file; a record naming another
-  BUILD_ID), as a disk error or an older build would leave it;
+- corrupt snapshot, snapshot of another build, corrupt or outdated package files: the page
+  overwrites the kept file in the origin private file system (garbage bytes; half the file;
+  a record naming another BUILD_ID; garbage in the package files; a record naming another
+  sha256 for posenc's wheel), as a disk error, an older build or a new posenc would leave it;
 - storage full: DevTools' ``Storage.overrideQuotaForOrigin`` gives the origin a 1 MB quota,
   so writing the file throws QuotaExceededError (a denied storage takes the same path: any
   error while opening or writing it is caught, and what was written is deleted);
@@ -45,6 +46,8 @@ def chromium(browser, chromium_options):
 
 
 RESTORED = "course: Python restored from this browser's snapshot"
+FROM_KEPT_FILES = re.compile(r"course: (.*) installed from the files kept with the snapshot")
+PACKAGE_FILES_CORRUPT = re.compile(r"course: kept package files not used \(corrupt: sha256 (.*)\)")
 KEPT = re.compile(r"course: snapshot kept for the next visit \((\d+) bytes\)")
 NORMAL = re.compile(r"course: Python booted normally \((.*)\)")
 NOT_KEPT = re.compile(r"course: no snapshot kept \((.*)\)")
@@ -59,10 +62,13 @@ REWRITE = """async (kind) => {
     const handle = await directory.getFileHandle(names[0]);
     const file = new Uint8Array(await (await handle.getFile()).arrayBuffer());
     const recordLength = new DataView(file.buffer).getUint32(file.length - 8, true);
-    const snapshotLength = file.length - 8 - recordLength;
-    let bytes = file.slice(0, snapshotLength);
-    const record = JSON.parse(new TextDecoder().decode(file.slice(snapshotLength, file.length - 8)));
-    if (kind === "garbage") bytes = bytes.map((_, i) => (i * 7919) & 255);
+    const payloadLength = file.length - 8 - recordLength;
+    let bytes = file.slice(0, payloadLength);
+    const record = JSON.parse(new TextDecoder().decode(file.slice(payloadLength, file.length - 8)));
+    const garbage = (_, i) => (i * 7919) & 255;
+    if (kind === "garbage") bytes = bytes.map(garbage);
+    else if (kind === "package files") bytes.set(bytes.subarray(record.bytes).map(garbage), record.bytes);
+    else if (kind === "new posenc") record.packages.wheels.find((w) => w.file_name.includes("posenc")).sha256 = "0".repeat(64);
     else record.build_id = "0".repeat(64);
     const recordText = new TextEncoder().encode(JSON.stringify(record));
     const trailer = new DataView(new ArrayBuffer(8));
@@ -73,8 +79,8 @@ REWRITE = """async (kind) => {
     await writable.write(new Blob(parts));
     await writable.close();
 }"""
-"""Rewrite the kept snapshot file (worker/snapshot.js: the snapshot, its record, the record's
-length and a magic number) as a disk error or an older build would leave it."""
+"""Rewrite the kept snapshot file (worker/snapshot.js: the snapshot, the package files, their
+record, the record's length and a magic number) as a disk error or an older build would leave it."""
 
 
 DROP_KEPT_COPIES = """async (prefix) => {
@@ -195,6 +201,63 @@ def test_a_new_browser_process_restores_the_snapshot_and_random_is_fresh(chromiu
     (first_random, *rest), (second_random, *rest_again) = printed
     assert first_random != second_random  # reseeded at each restore
     assert rest == rest_again == ["1", "agg"]
+
+
+SITE_PACKAGES_PROBE = """
+import hashlib, importlib.metadata, pathlib, site
+site_packages = pathlib.Path(site.getsitepackages()[0])
+digest = hashlib.sha256()
+files = sorted(p for p in site_packages.rglob("*") if p.is_file())
+for path in files:
+    digest.update(str(path).encode() + b"\\0" + path.read_bytes())
+installer = (site_packages / "numpy-2.0.2.dist-info" / "INSTALLER").read_text()
+import numpy, posenc
+print(len(files), digest.hexdigest(), importlib.metadata.version("numpy"), installer, numpy.ones(3).sum())
+"""
+"""What the preloaded packages put in site-packages (every file's path and bytes), and that they import."""
+
+
+def test_a_restore_installs_the_preloaded_packages_from_the_files_kept_with_it(chromium, site_server, tmp_path):
+    """Byte for byte the files that unpacking numpy's and posenc's wheels wrote on the first visit."""
+    url = site_server + LESSON
+    with visit(chromium, url, tmp_path) as first:
+        unpacked = first.print_of("#cell-1", SITE_PACKAGES_PROBE)
+        first.wait_for(KEPT)
+    with visit(chromium, url, tmp_path) as later:
+        later.wait_for(RESTORED)
+        assert later.wait_for(FROM_KEPT_FILES)[1] == "numpy, posenc"
+        assert later.print_of("#cell-1", SITE_PACKAGES_PROBE) == unpacked
+    count, _, version, installer, total = unpacked.split()
+    assert int(count) > 300 and version == "2.0.2" and installer == "pyodide.loadPackage" and total == "3.0"
+
+
+def test_corrupt_package_files_are_not_used_and_the_snapshot_is_replaced(chromium, site_server, tmp_path):
+    url = site_server + LESSON
+    first_visit(chromium, url, tmp_path)
+    with visit(chromium, url, tmp_path) as second:
+        second.wait_for(RESTORED)
+        second.page.evaluate(REWRITE, "package files")
+    with visit(chromium, url, tmp_path) as third:
+        third.wait_for(RESTORED)  # the snapshot itself is intact
+        third.wait_for(PACKAGE_FILES_CORRUPT)
+        assert third.print_of("#cell-1", "import numpy, posenc; print(numpy.arange(4).sum())") == "6"
+        assert not third.said(FROM_KEPT_FILES)
+    with visit(chromium, url, tmp_path) as fourth:
+        assert fourth.wait_for(NORMAL)[1] == "no snapshot"  # deleted, so that a good one is made
+        fourth.wait_for(KEPT)
+
+
+def test_a_kept_package_whose_wheel_changed_is_unpacked_from_the_new_wheel(chromium, site_server, tmp_path):
+    """A site update that ships a new posenc wheel: the kept posenc files are not used, numpy's still are."""
+    url = site_server + LESSON
+    first_visit(chromium, url, tmp_path)
+    with visit(chromium, url, tmp_path) as second:
+        second.wait_for(RESTORED)
+        second.page.evaluate(REWRITE, "new posenc")
+    with visit(chromium, url, tmp_path) as third:
+        third.wait_for(RESTORED)
+        assert third.wait_for(FROM_KEPT_FILES)[1] == "numpy"
+        assert third.print_of("#cell-1", "import posenc; print(posenc.__name__)") == "posenc"
 
 
 def test_every_lesson_cell_runs_as_at_build_time_after_a_restore(chromium, site_server, tmp_path):

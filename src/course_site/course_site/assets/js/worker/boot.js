@@ -1,6 +1,7 @@
 /* Python's boot in the worker: read the site's settings file, start every big
  * download, load Pyodide (from this browser's snapshot when one is kept, see
- * snapshot.js) and the preloaded packages, and import the Python side
+ * snapshot.js) and the preloaded packages (from the files kept with it, see
+ * package_files.js), and import the Python side
  * (../../py/worker_bridge.py, cell_exec.py and exercise_check.py, written into Pyodide's file system),
  * with the preloaded packages' bytecode that the build compiled (derived_stdlib.py) in place. */
 import { cacheNames, MessageType, OFFICIAL_STDLIB } from "../protocol.js";
@@ -9,6 +10,7 @@ import {
   prefetchPreloaded, prefetchStdlib, provide, useLock,
 } from "./network.js";
 import { bootPyodide, closeKeptSnapshot, dropSnapshot, keptSnapshot } from "./snapshot.js";
+import { watchInstalls } from "./package_files.js";
 import { postProgress, progress, setDownloadBytes } from "./progress.js";
 import { flushStream, host, openRunId, writeStream } from "./output.js";
 
@@ -124,8 +126,12 @@ export async function startPython(settings, keptSnapshotFile) {
   const options = {
     indexURL, lockFileURL, stdLibURL: stdlib.url, env: { MPLBACKEND: "agg" }, stdout: () => {}, stderr: () => {},
   };
-  const boot = await bootFrom(await kept, { ...options, packages: settings.preload }, stdlib, settings);
+  const keptBoot = await kept;
+  const boot = await bootFrom(keptBoot, options, stdlib, settings);
   const pyodide = boot.pyodide;
+  const packageFiles = await installPreloaded(pyodide, settings, boot.restored
+    ? { kept: await keptBoot.packages, record: false }
+    : { kept: null, record: keepsSnapshots(settings) && typeof pyodide.makeMemorySnapshot === "function" });
   if (pyodide._api) {
     // Pyodide calls this on a fatal error (a crash in C code, a wasm trap, a
     // stack overflow): it can no longer be used, so the page replaces the worker.
@@ -148,8 +154,22 @@ export async function startPython(settings, keptSnapshotFile) {
   progress.loaded = progress.total = Math.max(progress.loaded, progress.total);
   postProgress(true);
   keepScriptsInCache(scripts);
-  const snapshot = { ...boot, options, stdlib, settings };
+  const snapshot = { ...boot, options, stdlib, settings, packageFiles };
   return { pyodide, bridge, snapshot };
+}
+
+/* Install the preloaded packages (numpy, posenc): a wheel whose files `kept` holds
+ * (the restored snapshot's, or null) from those, else unpacked; if `record` (this visit
+ * will keep a snapshot), what they wrote is recorded.  Returns that record (package_files.js). */
+async function installPreloaded(pyodide, settings, { kept, record }) {
+  const watch = watchInstalls(pyodide, { wanted: settings.preloadWheels, kept, record });
+  try {
+    await pyodide.loadPackage(settings.preload, { messageCallback: () => {}, checkIntegrity: true });
+  } finally {
+    watch.stop();
+  }
+  if (watch.used.length) console.info(`course: ${watch.used.join(", ")} installed from the files kept with the snapshot`);
+  return watch.recorded();
 }
 
 /* Let imports read the preloaded packages' .pyc from `zipBytes` (extracted under BYTECODE_PREFIX)
@@ -164,7 +184,7 @@ function useBytecode(pyodide, zipBytes) {
   }
 }
 
-/* Import preloaded package `name`; loadPyodide only logs a wheel it could not download, so name it here. */
+/* Import preloaded package `name`; loadPackage only logs a wheel it could not download, so name it here. */
 function importPreloaded(pyodide, name) {
   try {
     pyodide.pyimport(name.replace(/-/g, "_"));
@@ -182,9 +202,14 @@ function expectedSnapshot(settings) {
   return { pyodideVersion: settings.pyodideVersion, buildId: settings.buildId, stdlibSha256: settings.stdlib?.sha256 ?? OFFICIAL_STDLIB };
 }
 
-/* The kept snapshot ({bytes} or {reason}) from `opening` (snapshot.js: openKeptSnapshot). */
+/* Whether this site keeps snapshots in this browser (it keeps offline copies, and names its Pyodide build). */
+function keepsSnapshots(settings) {
+  return Boolean(settings.cacheNames && settings.buildId);
+}
+
+/* The kept snapshot ({bytes, packages} or {reason}) from `opening` (snapshot.js: openKeptSnapshot). */
 async function snapshotFor(settings, opening) {
-  if (!settings.cacheNames || !settings.buildId) {
+  if (!keepsSnapshots(settings)) {
     await closeKeptSnapshot(opening);
     return { reason: "no offline storage" };
   }
@@ -226,8 +251,8 @@ async function bootFrom(kept, options, stdlib, settings) {
  * put off (to be made later), else true (kept, or it cannot be).
  */
 export async function keepSnapshot(snapshot) {
-  const { pyodide, restored, options, stdlib, settings } = snapshot;
-  if (restored || !settings.cacheNames || !settings.buildId) return true;
+  const { pyodide, restored, options, stdlib, settings, packageFiles } = snapshot;
+  if (restored || !keepsSnapshots(settings)) return true;
   if (typeof pyodide.makeMemorySnapshot !== "function") {
     console.info("course: no snapshot kept (makeMemorySnapshot missing)");
     return true;
@@ -236,13 +261,14 @@ export async function keepSnapshot(snapshot) {
   const stdLibURL = stdlibSha256 === OFFICIAL_STDLIB ? settings.indexURL + OFFICIAL_STDLIB : stdlib.url;
   const record = { pyodide_version: settings.pyodideVersion, build_id: settings.buildId, stdlib_sha256: stdlibSha256 };
   const { indexURL, lockFileURL, env } = options; // what can be posted (not the stdout callbacks)
-  const job = { settings, options: { indexURL, lockFileURL, env, stdLibURL }, stdlibSha256, record };
+  const job = { settings, options: { indexURL, lockFileURL, env, stdLibURL }, stdlibSha256, record, packages: packageFiles };
   console.info("course: making a snapshot for the next visit");
   const made = await inMakerWorker(job);
   if (made.putOff) {
     console.info("course: snapshot put off (a run started)");
     return false;
   }
+  snapshot.packageFiles = null; // 12 MB for numpy, no longer needed
   console.info(made.bytes ? `course: snapshot kept for the next visit (${made.bytes} bytes)` : `course: no snapshot kept (${made.reason})`);
   return true;
 }

@@ -8,8 +8,8 @@
  * busy serving the page).  main.js starts opening it (openKeptSnapshot) before the other
  * modules load, so that the round trips to the browser are over by the time Python boots.
  * (A restore now waits for pyodide.asm.wasm from the HTTP cache instead.)  The file holds the
- * snapshot, then its record (JSON), the record's length (uint32, little-endian) and
- * TRAILER_MAGIC.
+ * snapshot, then the preloaded packages' installed files (package_files.js), then its record
+ * (JSON), the record's length (uint32, little-endian) and TRAILER_MAGIC.
  *
  * It uses Pyodide 0.27's private API (loadPyodide's _loadSnapshot and _makeSnapshot,
  * makeMemorySnapshot()); every way this can fail ends in a normal boot:
@@ -17,6 +17,7 @@
  *   nothing kept, storage unavailable           normal boot
  *   kept for another build, version or stdlib   refused (record), deleted, normal boot
  *   corrupt (trailer, header, size or sha256)   refused, deleted, normal boot
+ *   its package files corrupt (sha256)          restored, the wheels unpacked, deleted
  *   Pyodide rejects it                          deleted, normal boot
  *   makeMemorySnapshot missing                  nothing made
  *   storage full or denied (making one)         nothing stored
@@ -30,7 +31,7 @@ const SNAPSHOT_DIRECTORY = "course-snapshots"; // in the origin private file sys
 /* The site's snapshot file: named after the site's assets/course/ (this file is in its js/worker/). */
 const SNAPSHOT_FILE = `${encodeURIComponent(new URL("../../", import.meta.url).href)}.bin`;
 
-const FORMAT = 2; // 1: kept in Cache Storage
+const FORMAT = 3; // 1: kept in Cache Storage; 2: without the package files
 const MAGIC = 0x706e7300; // Pyodide's snapshot header: "\0snp"
 const BUILD_ID_BYTES = [16, 48]; // where the BUILD_ID is in that header
 const TRAILER_MAGIC = 0x31736373; // "scs1", the file's last 4 bytes
@@ -47,6 +48,7 @@ function refusal(record, expected) {
 
 /* Why `bytes` are not the snapshot `record` describes, or null. */
 async function corruption(bytes, record) {
+  if (!Array.isArray(record.packages?.wheels)) return "corrupt snapshot: no package files in its record";
   if (bytes.length < BUILD_ID_BYTES[1] || new DataView(bytes.buffer).getUint32(0, true) !== MAGIC) {
     return "corrupt snapshot: no snapshot header";
   }
@@ -89,7 +91,7 @@ function storageProblem(err) {
   return err.name === "NotFoundError" ? "no snapshot" : `snapshot storage unavailable: ${err.name || err}`;
 }
 
-/* {bytes, record} from the open `handle`, or {reason} why the file is not a kept snapshot. */
+/* {bytes, packageBytes, record} from the open `handle`, or {reason} why the file is not a kept snapshot. */
 function readSnapshotFile(handle) {
   const size = handle.getSize();
   const trailer = new DataView(new ArrayBuffer(TRAILER_BYTES));
@@ -98,24 +100,30 @@ function readSnapshotFile(handle) {
     return { reason: "corrupt snapshot: no record" };
   }
   const recordBytes = trailer.getUint32(0, true);
-  const snapshotBytes = size - TRAILER_BYTES - recordBytes;
-  if (snapshotBytes < 0) return { reason: "corrupt snapshot: no record" };
+  const payloadBytes = size - TRAILER_BYTES - recordBytes;
+  if (payloadBytes < 0) return { reason: "corrupt snapshot: no record" };
   const recordText = new Uint8Array(recordBytes);
-  handle.read(recordText, { at: snapshotBytes });
+  handle.read(recordText, { at: payloadBytes });
   let record;
   try {
     record = JSON.parse(new TextDecoder().decode(recordText));
   } catch {
     return { reason: "corrupt snapshot: no record" };
   }
+  const snapshotBytes = Number(record?.bytes);
+  if (!(snapshotBytes >= 0 && snapshotBytes <= payloadBytes)) return { reason: "corrupt snapshot: size in its record" };
   const bytes = new Uint8Array(snapshotBytes);
   handle.read(bytes, { at: 0 });
-  return { bytes, record };
+  const packageBytes = new Uint8Array(payloadBytes - snapshotBytes);
+  handle.read(packageBytes, { at: snapshotBytes });
+  return { bytes, packageBytes, record };
 }
 
 /**
  * The kept snapshot, from `opening` (openKeptSnapshot), for `expected` (see refusal):
- * {bytes} to restore from, or {reason} why there is none.  A refused file is deleted.
+ * {bytes, packages} to restore from, or {reason} why there is none.  A refused file is
+ * deleted.  packages is a promise of the kept package files ({wheels, blob}, see
+ * package_files.js), checked by their sha256 meanwhile, or of null when corrupt.
  */
 export async function keptSnapshot(opening, expected) {
   const { handle, reason: unopened } = await opening;
@@ -129,9 +137,18 @@ export async function keptSnapshot(opening, expected) {
     handle.close();
   }
   const reason = kept.reason ?? refusal(kept.record, expected) ?? (await corruption(kept.bytes, kept.record));
-  if (!reason) return { bytes: kept.bytes };
+  if (!reason) return { bytes: kept.bytes, packages: checkedPackages(kept.packageBytes, kept.record.packages) };
   await dropSnapshot();
   return { reason };
+}
+
+/* The kept package files {wheels, blob} if `blob` is what `described` ({wheels, bytes, sha256}) says, else null (the file is deleted). */
+async function checkedPackages(blob, described) {
+  const digest = blob.length === described.bytes ? await sha256Hex(blob) : `of ${blob.length} bytes`;
+  if (digest === described.sha256) return { wheels: described.wheels, blob };
+  console.info(`course: kept package files not used (corrupt: sha256 ${digest})`);
+  await dropSnapshot();
+  return null;
 }
 
 /** Forget the kept snapshot (refused, or Pyodide rejected it). */
@@ -173,10 +190,11 @@ function afterRestore(pyodide, env) {
 /**
  * Make a snapshot of a bare interpreter (booted here with `options` and _makeSnapshot;
  * run in snapshot_maker.js, a worker of its own) and keep it in the site's file with `record`
- * ({pyodide_version, build_id, stdlib_sha256}).  Returns {bytes: count stored} or {reason}
- * why nothing was stored (private API missing, storage full or denied).
+ * ({pyodide_version, build_id, stdlib_sha256}) and `packages`, the preloaded packages'
+ * installed files ({wheels, blob}: package_files.js).  Returns {bytes: count stored} or
+ * {reason} why nothing was stored (private API missing, storage full or denied).
  */
-export async function makeSnapshot(options, record) {
+export async function makeSnapshot(options, record, packages) {
   const maker = await self.loadPyodide({ ...options, packages: [], _makeSnapshot: true });
   if (typeof maker.makeMemorySnapshot !== "function") return { reason: "makeMemorySnapshot missing" };
   const sys = maker.pyimport("sys");
@@ -185,18 +203,19 @@ export async function makeSnapshot(options, record) {
   path.destroy();
   sys.destroy();
   const bytes = maker.makeMemorySnapshot();
-  const full = { format: FORMAT, ...record, bytes: bytes.length, sha256: await sha256Hex(bytes) };
+  const packageRecord = { wheels: packages.wheels, bytes: packages.blob.length, sha256: await sha256Hex(packages.blob) };
+  const full = { format: FORMAT, ...record, bytes: bytes.length, sha256: await sha256Hex(bytes), packages: packageRecord };
   try {
-    await writeSnapshotFile(bytes, full);
+    await writeSnapshotFile([bytes, packages.blob], full);
   } catch (err) {
     return { reason: `not stored: ${err.name || err}` }; // QuotaExceededError, NoModificationAllowedError (another tab writes)
   }
-  return { bytes: bytes.length };
+  return { bytes: bytes.length + packages.blob.length };
 }
 
-/* Write the site's file: the snapshot `bytes`, then `record` and the trailer; a file
- * that could not be written whole is deleted. */
-async function writeSnapshotFile(bytes, record) {
+/* Write the site's file: the `payload` (the snapshot, the package files), then `record` and
+ * the trailer; a file that could not be written whole is deleted. */
+async function writeSnapshotFile(payload, record) {
   const recordText = new TextEncoder().encode(JSON.stringify(record));
   const trailer = new DataView(new ArrayBuffer(TRAILER_BYTES));
   trailer.setUint32(0, recordText.length, true);
@@ -206,7 +225,7 @@ async function writeSnapshotFile(bytes, record) {
   try {
     handle.truncate(0);
     let at = 0;
-    for (const part of [bytes, recordText, trailer]) {
+    for (const part of [...payload, recordText, trailer]) {
       if (handle.write(part, { at }) !== part.byteLength) throw new DOMException("short write", "QuotaExceededError");
       at += part.byteLength;
     }

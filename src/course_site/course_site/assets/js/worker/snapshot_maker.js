@@ -1,6 +1,6 @@
 /* A worker of its own that makes the memory snapshot (snapshot.js: makeSnapshot), so that
  * the learner's Python worker stays free: a Run clicked meanwhile starts at once.  Started
- * by boot.js (keepSnapshot) with one message, {settings, options, stdlibSha256, record};
+ * by boot.js (keepSnapshot) with one message, {settings, options, stdlibSha256, record, packages};
  * answers {made: {bytes} or {reason}} and is then terminated (other messages it may post,
  * network.js's progress, are not answers).  Classic, like main.js: Pyodide's
  * scripts load with importScripts (network.js: from the offline copies when offline).
@@ -11,14 +11,14 @@ self.onmessage = async ({ data }) => {
   try {
     const network = await import("./network.js");
     const { makeSnapshot } = await import("./snapshot.js");
-    const { settings, options, stdlibSha256, record } = data;
+    const { settings, options, stdlibSha256, record, packages } = data;
     network.configure(settings);
     for (const url of [settings.indexURL + "pyodide.js", settings.indexURL + "pyodide.asm.js"]) await network.importScript(url);
     // The wasm and the stdlib this boot used, from their offline copies (else fetched, the stdlib checked again).
     if (settings.stdlib && options.stdLibURL === settings.stdlib.url) network.requireSha256(options.stdLibURL, stdlibSha256);
     for (const url of [settings.indexURL + "pyodide.asm.wasm", options.stdLibURL]) network.provideKept(url);
     const quiet = { stdout: () => {}, stderr: () => {} };
-    self.postMessage({ made: await makeSnapshot({ ...options, ...quiet }, record) });
+    self.postMessage({ made: await makeSnapshot({ ...options, ...quiet }, record, packages) });
   } catch (err) {
     self.postMessage({ made: { reason: `snapshot maker failed: ${err.message || err}` } });
   }
