@@ -68,7 +68,9 @@ REWRITE = """async (kind) => {
     const garbage = (_, i) => (i * 7919) & 255;
     if (kind === "garbage") bytes = bytes.map(garbage);
     else if (kind === "package files") bytes.set(bytes.subarray(record.bytes).map(garbage), record.bytes);
-    else if (kind === "new posenc") record.packages.wheels.find((w) => w.file_name.includes("posenc")).sha256 = "0".repeat(64);
+    else if (kind === "new posenc") {
+        record.packages.wheels.find((wheel) => wheel.file_name.includes("posenc")).sha256 = "0".repeat(64);
+    }
     else record.build_id = "0".repeat(64);
     const recordText = new TextEncoder().encode(JSON.stringify(record));
     const trailer = new DataView(new ArrayBuffer(8));
