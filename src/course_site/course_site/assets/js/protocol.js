@@ -88,7 +88,8 @@ export const DEFAULT_LIMITS = Object.freeze({ maxLines: 2000, maxChars: 200000, 
  * (`pyodide/v<version>/python_stdlib-pyc-<hash>.zip`, made by the build, versioned like
  * the rest; the official python_stdlib.zip stays beside it as the fallback) and the
  * memory snapshot this browser makes of a bare interpreter, kept in the origin private
- * file system (worker/snapshot.js; never fetched: it exists only in this browser).
+ * file system with the preloaded packages' installed files (worker/snapshot.js,
+ * package_files.js; never fetched: it exists only in this browser).
  */
 
 const VERSIONED = /\/pyodide\/v[^/]+\/|\/assets\/course\/wheels\/[0-9a-f]+\/|\/assets\/course\/pyodide-lock-[0-9a-f]+\.json$/;

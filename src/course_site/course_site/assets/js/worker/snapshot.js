@@ -3,7 +3,8 @@
  * snapshot_maker.js, which a run stops), and kept in the origin private file system:
  * one file per site (SNAPSHOT_FILE), whatever the Pyodide version (one of another version
  * is refused by its record and replaced).  Read with a synchronous access handle, it hands
- * the worker its 21 MB in 20-100 ms even while the page loads, before pyodide.asm.js has
+ * the worker its 21 MB snapshot in 20-100 ms even while the page loads (numpy's 12 MB of
+ * files follow in a few ms), before pyodide.asm.js has
  * loaded; Cache Storage took 0.5-0.9 s then (its bytes come through the browser process,
  * busy serving the page).  main.js starts opening it (openKeptSnapshot) before the other
  * modules load, so that the round trips to the browser are over by the time Python boots.
