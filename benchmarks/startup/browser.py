@@ -119,7 +119,14 @@ class Driver:
     """Headless Chromium on the served site: each method is one kind of run (see scenarios.py)."""
 
     def __init__(
-        self, browser_type, chromium: str, server: SiteServer, info: SiteInfo, read_s: float, throttled: bool = False
+        self,
+        browser_type,
+        chromium: str,
+        server: SiteServer,
+        info: SiteInfo,
+        read_s: float,
+        throttled: bool = False,
+        settle_s: float = 0.0,
     ) -> None:
         self.browser_type = browser_type
         self.throttled = throttled
@@ -127,6 +134,7 @@ class Driver:
         self.server = server
         self.info = info
         self.read_s = read_s
+        self.settle_s = settle_s  # (f): the new browser process starts this long before the lesson is opened
         self.leaks: list[str] = []
         self.page_errors: list[str] = []
         self.browser = browser_type.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
@@ -266,7 +274,7 @@ class Driver:
 
     def warm_profile(self) -> tuple[Run, Run]:
         """(c) then (f): one profile on disk; (f) is a later visit in a new browser process on it,
-        once the first visit's worker has kept its snapshot."""
+        once the first visit's worker has kept its snapshot, ``settle_s`` after that process started."""
         first, second = Run("lesson-read-then-run"), Run("lesson-reopened")
         configs = [
             {"cell": layout.TEXT_CELL, "click": round(self.read_s * 1000)},
@@ -283,6 +291,8 @@ class Driver:
                     boots: list[str] = []  # the worker's "course: Python restored …" or "… booted normally (why)"
                     page.on("console", functools.partial(keep_boot_line, boots))
                     try:
+                        if run is second and self.settle_s:
+                            page.wait_for_timeout(self.settle_s * 1000)
                         page.goto(self.lesson_url(), wait_until="commit")
                         self.wait(page, "() => window.__bench && 'output' in window.__bench.marks")
                         self.wait(page, finished_js(layout.TEXT_CELL))

@@ -46,6 +46,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--site", type=Path, help="use this built site as it is (no build)")
     parser.add_argument("--rebuild", action="store_true", help="build the site even if it looks up to date")
     parser.add_argument("--read-seconds", type=float, default=READ_SECONDS, help="reading time before (c)'s click")
+    parser.add_argument(
+        "--settle-seconds",
+        type=seconds,
+        default=0.0,
+        help="(f): open the lesson this long after the new browser process started (default 0: at once, "
+        "while the browser's own start-up still takes CPU)",
+    )
     parser.add_argument("--no-diagnostics", action="store_true", help="skip the one-off runs at the end")
     parser.add_argument("--json", type=Path, default=RESULTS, help="results file (default benchmarks/results/…)")
     groups = ", ".join(f"{name} = {figures}" for name, figures in GROUPS.items())
@@ -57,6 +64,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--from-json", type=Path, help="measure nothing: analyse the runs in this results file")
     return parser
+
+
+def seconds(value: str) -> float:
+    """A duration in seconds, 0 or more (``--settle-seconds``)."""
+    try:
+        number = float(value)
+    except ValueError:
+        number = -1.0
+    if not number >= 0:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds, 0 or more")
+    return number
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,13 +95,24 @@ def measure(args: argparse.Namespace) -> int:
     chromium = find_chromium()
     args.gzip = args.gzip or args.net == "throttled"
     load = os.getloadavg()[0]
-    print(f"chromium: {chromium}; {os.cpu_count()} CPUs, load {load:.2f}; gzip: {args.gzip}; net: {args.net}")
+    print(
+        f"chromium: {chromium}; {os.cpu_count()} CPUs, load {load:.2f}; gzip: {args.gzip}; net: {args.net}; "
+        f"(f) opened {args.settle_seconds:g} s after its browser started"
+    )
 
     rounds: list[dict[str, Run]] = []
     diagnostics: dict = {}
     started = time.perf_counter()
     with SiteServer(site, args.gzip) as server, sync_playwright() as p:
-        driver = Driver(p.chromium, chromium, server, info, args.read_seconds, throttled=args.net == "throttled")
+        driver = Driver(
+            p.chromium,
+            chromium,
+            server,
+            info,
+            args.read_seconds,
+            throttled=args.net == "throttled",
+            settle_s=args.settle_seconds,
+        )
         try:
             for number, runs in enumerate(measure_rounds(driver, args.only, args.pairs), 1):
                 rounds.append(runs)

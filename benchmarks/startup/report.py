@@ -49,6 +49,7 @@ def analyse(rounds, diagnostics, info: SiteInfo, leaks, page_errors, args, elaps
             "pairs": len(rounds),
             "gzip": args.gzip,
             "read_seconds": args.read_seconds,
+            "settle_seconds": getattr(args, "settle_seconds", 0.0),
             "cpus": os.cpu_count(),
         },
         "goals": goals,

@@ -45,6 +45,20 @@ def test_every_group_is_measured_by_default(startup: ModuleType) -> None:
     assert startup.cli.build_parser().parse_args([]).only == ["ab", "d", "cf"]
 
 
+def test_a_later_visit_opens_at_once_unless_told_to_settle(startup: ModuleType) -> None:
+    parser = startup.cli.build_parser()
+    assert parser.parse_args([]).settle_seconds == 0.0
+    assert parser.parse_args(["--settle-seconds", "2.5"]).settle_seconds == 2.5
+
+
+@pytest.mark.parametrize("value", ["-1", "soon", "nan"])
+def test_settle_seconds_must_be_a_duration(startup: ModuleType, value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        startup.cli.build_parser().parse_args(["--settle-seconds", value])
+    assert exit_info.value.code == 2
+    assert f"argument --settle-seconds: {value!r} is not a number of seconds, 0 or more" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("name", ["worker-settings.json", "runtime.json"])
 def test_worker_settings_are_read_under_the_new_or_the_old_name(startup: ModuleType, tmp_path: Path, name: str) -> None:
     course = tmp_path / "assets" / "course"
