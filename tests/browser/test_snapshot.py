@@ -47,7 +47,7 @@ def chromium(browser, chromium_options):
 
 RESTORED = "course: Python restored from this browser's snapshot"
 FROM_KEPT_FILES = re.compile(r"course: (.*) installed from the files kept with the snapshot")
-PACKAGE_FILES_CORRUPT = re.compile(r"course: kept package files not used \(corrupt: sha256 (.*)\)")
+PACKAGE_FILES_CORRUPT = re.compile(r"course: kept package files not used \(corrupt: (.*)\)")
 KEPT = re.compile(r"course: snapshot kept for the next visit \((\d+) bytes\)")
 NORMAL = re.compile(r"course: Python booted normally \((.*)\)")
 NOT_KEPT = re.compile(r"course: no snapshot kept \((.*)\)")
@@ -68,6 +68,13 @@ REWRITE = """async (kind) => {
     const garbage = (_, i) => (i * 7919) & 255;
     if (kind === "garbage") bytes = bytes.map(garbage);
     else if (kind === "package files") bytes.set(bytes.subarray(record.bytes).map(garbage), record.bytes);
+    else if (kind === "numpy's files mixed up") {
+        const files = record.packages.wheels.find((wheel) => wheel.file_name.includes("numpy")).files;
+        const init = files.find(([path]) => path.endsWith("/numpy/__init__.py"));
+        const core = files.find(([path]) => path.includes("/numpy/_core/_multiarray_umath."));
+        [init[1], core[1]] = [core[1], init[1]];
+    }
+    else if (kind === "package record") record.packages.wheels[0].offset += 1;
     else if (kind === "new posenc") {
         record.packages.wheels.find((wheel) => wheel.file_name.includes("posenc")).sha256 = "0".repeat(64);
     }
@@ -133,7 +140,14 @@ class Visit:
 
 @contextmanager
 def visit(
-    chromium, url: str, profile: Path, *, patch: Patch | None = None, quota: int = 0, missing: str = ""
+    chromium,
+    url: str,
+    profile: Path,
+    *,
+    patch: Patch | None = None,
+    quota: int = 0,
+    missing: str = "",
+    ready: bool = True,
 ) -> Iterator[Visit]:
     """Open ``url`` in a new browser process on ``profile``; only loopback is reachable.
 
@@ -143,6 +157,7 @@ def visit(
     quota: bytes of storage the origin may use (0: the browser's default).
     missing: files whose name starts with this are answered 404 (none if empty); the HTTP
       cache is cleared first (DevTools' ``Network.clearBrowserCache``), or it would answer.
+    ready: wait until cell 1 says Python is ready (else only until the page has loaded).
     """
     browser_type, options = chromium
     context = browser_type.launch_persistent_context(str(profile), **options)
@@ -174,7 +189,9 @@ def visit(
             origin = url.split("/lessons/")[0].rstrip("/")
             context.new_cdp_session(page).send("Storage.overrideQuotaForOrigin", {"origin": origin, "quotaSize": quota})
         page.goto(url)
-        expect(page.locator("#cell-1 .course-cell__status")).to_have_text("Python is ready", timeout=LOAD_TIMEOUT_MS)
+        if ready:
+            status = page.locator("#cell-1 .course-cell__status")
+            expect(status).to_have_text("Python is ready", timeout=LOAD_TIMEOUT_MS)
         yield current
     finally:
         context.close()
@@ -233,20 +250,44 @@ def test_a_restore_installs_the_preloaded_packages_from_the_files_kept_with_it(c
     assert int(count) > 300 and version == "2.0.2" and installer == "pyodide.loadPackage" and total == "3.0"
 
 
-def test_corrupt_package_files_are_not_used_and_the_snapshot_is_replaced(chromium, site_server, tmp_path):
+@pytest.mark.parametrize(
+    ("damage", "reason"),
+    [("package files", r"sha256 [0-9a-f]{64}"), ("package record", r"the record of numpy-.*\.whl")],
+)
+def test_corrupt_package_files_are_not_used_and_the_snapshot_is_replaced(
+    chromium, site_server, tmp_path, damage, reason
+):
     url = site_server + LESSON
     first_visit(chromium, url, tmp_path)
     with visit(chromium, url, tmp_path) as second:
         second.wait_for(RESTORED)
-        second.page.evaluate(REWRITE, "package files")
+        second.page.evaluate(REWRITE, damage)
     with visit(chromium, url, tmp_path) as third:
         third.wait_for(RESTORED)  # the snapshot itself is intact
-        third.wait_for(PACKAGE_FILES_CORRUPT)
+        assert re.fullmatch(reason, third.wait_for(PACKAGE_FILES_CORRUPT)[1])
         assert third.print_of("#cell-1", "import numpy, posenc; print(numpy.arange(4).sum())") == "6"
         assert not third.said(FROM_KEPT_FILES)
     with visit(chromium, url, tmp_path) as fourth:
         assert fourth.wait_for(NORMAL)[1] == "no snapshot"  # deleted, so that a good one is made
         fourth.wait_for(KEPT)
+
+
+def test_a_restored_python_that_cannot_start_deletes_its_snapshot(chromium, site_server, tmp_path):
+    """Kept files that pass their checks but break numpy (a record that mixes up two files' sizes):
+    the boot fails, as it would every visit, so the snapshot is deleted and the next visit boots normally."""
+    url = site_server + LESSON
+    first_visit(chromium, url, tmp_path)
+    with visit(chromium, url, tmp_path) as second:
+        second.wait_for(RESTORED)
+        second.page.evaluate(REWRITE, "numpy's files mixed up")
+    with visit(chromium, url, tmp_path, ready=False) as third:
+        third.wait_for(RESTORED)
+        third.wait_for("course: the restored Python could not start: snapshot deleted")
+        status = third.page.locator("#cell-1 .course-cell__status")
+        expect(status).to_have_text("Python could not be loaded", timeout=LOAD_TIMEOUT_MS)
+    with visit(chromium, url, tmp_path) as fourth:
+        assert fourth.wait_for(NORMAL)[1] == "no snapshot"
+        assert fourth.print_of("#cell-1", "import numpy; print(numpy.arange(4).sum())") == "6"
 
 
 def test_a_kept_package_whose_wheel_changed_is_unpacked_from_the_new_wheel(chromium, site_server, tmp_path):

@@ -128,9 +128,24 @@ export async function startPython(settings, keptSnapshotFile) {
   };
   const keptBoot = await kept;
   const boot = await bootFrom(keptBoot, options, stdlib, settings);
+  try {
+    return await setUpPython(boot, settings, { options, stdlib, keptPackages: keptBoot.packages, scripts, packageBytecode, pythonSources });
+  } catch (err) {
+    // A snapshot that restores and then fails would fail every visit: the next one boots normally.
+    if (boot.restored) {
+      console.info("course: the restored Python could not start: snapshot deleted");
+      await dropSnapshot();
+    }
+    throw err;
+  }
+}
+
+/* The rest of startPython, once Pyodide is up (`boot`, from bootFrom): the preloaded packages,
+ * the Python side, the streams.  Returns {pyodide, bridge, snapshot}. */
+async function setUpPython(boot, settings, { options, stdlib, keptPackages, scripts, packageBytecode, pythonSources }) {
   const pyodide = boot.pyodide;
   const packageFiles = await installPreloaded(pyodide, settings, boot.restored
-    ? { kept: await keptBoot.packages, record: false }
+    ? { kept: await keptPackages, record: false }
     : { kept: null, record: keepsSnapshots(settings) && typeof pyodide.makeMemorySnapshot === "function" });
   if (pyodide._api) {
     // Pyodide calls this on a fatal error (a crash in C code, a wasm trap, a

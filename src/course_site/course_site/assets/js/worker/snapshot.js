@@ -18,7 +18,8 @@
  *   nothing kept, storage unavailable           normal boot
  *   kept for another build, version or stdlib   refused (record), deleted, normal boot
  *   corrupt (trailer, header, size or sha256)   refused, deleted, normal boot
- *   its package files corrupt (sha256)          restored, the wheels unpacked, deleted
+ *   its package files corrupt (sha256, layout)  restored, the wheels unpacked, deleted
+ *   restored, then Python fails to start        deleted (boot.js), so the next visit boots normally
  *   Pyodide rejects it                          deleted, normal boot
  *   makeMemorySnapshot missing                  nothing made
  *   storage full or denied (making one)         nothing stored
@@ -146,10 +147,24 @@ export async function keptSnapshot(opening, expected) {
 /* The kept package files {wheels, blob} if `blob` is what `described` ({wheels, bytes, sha256}) says, else null (the file is deleted). */
 async function checkedPackages(blob, described) {
   const digest = blob.length === described.bytes ? await sha256Hex(blob) : `of ${blob.length} bytes`;
-  if (digest === described.sha256) return { wheels: described.wheels, blob };
-  console.info(`course: kept package files not used (corrupt: sha256 ${digest})`);
+  const why = digest !== described.sha256 ? `sha256 ${digest}` : layoutProblem(described.wheels, blob.length);
+  if (!why) return { wheels: described.wheels, blob };
+  console.info(`course: kept package files not used (corrupt: ${why})`);
   await dropSnapshot();
   return null;
+}
+
+/* Why the wheels' files (each wheel's at its offset, one after another) do not tile `length` bytes, or null. */
+function layoutProblem(wheels, length) {
+  let at = 0;
+  for (const wheel of wheels) {
+    if (wheel.offset !== at || !Array.isArray(wheel.files) || !Array.isArray(wheel.dynlibs)) return `the record of ${wheel.file_name}`;
+    for (const [path, size] of wheel.files) {
+      if (typeof path !== "string" || !path.startsWith("/") || !(Number.isInteger(size) && size >= 0)) return `the record of ${wheel.file_name}`;
+      at += size;
+    }
+  }
+  return at === length ? null : `files of ${at} bytes in ${length}`;
 }
 
 /** Forget the kept snapshot (refused, or Pyodide rejected it). */
