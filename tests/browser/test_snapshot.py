@@ -205,6 +205,14 @@ def first_visit(chromium, url: str, profile: Path) -> int:
         return int(first.wait_for(KEPT)[1])
 
 
+def kept_then_rewritten(chromium, url: str, profile: Path, kind: str) -> None:
+    """A first visit keeps a snapshot; a second restores it, then rewrites the kept file as ``kind`` (REWRITE)."""
+    first_visit(chromium, url, profile)
+    with visit(chromium, url, profile) as second:
+        second.wait_for(RESTORED)
+        second.page.evaluate(REWRITE, kind)
+
+
 PROBE = "import os, random, sys; print(random.random(), sys.flags.hash_randomization, os.environ['MPLBACKEND'])"
 
 
@@ -258,10 +266,7 @@ def test_corrupt_package_files_are_not_used_and_the_snapshot_is_replaced(
     chromium, site_server, tmp_path, damage, reason
 ):
     url = site_server + LESSON
-    first_visit(chromium, url, tmp_path)
-    with visit(chromium, url, tmp_path) as second:
-        second.wait_for(RESTORED)
-        second.page.evaluate(REWRITE, damage)
+    kept_then_rewritten(chromium, url, tmp_path, damage)
     with visit(chromium, url, tmp_path) as third:
         third.wait_for(RESTORED)  # the snapshot itself is intact
         assert re.fullmatch(reason, third.wait_for(PACKAGE_FILES_CORRUPT)[1])
@@ -276,10 +281,7 @@ def test_a_restored_python_that_cannot_start_deletes_its_snapshot(chromium, site
     """Kept files that pass their checks but break numpy (a record that mixes up two files' sizes):
     the boot fails, as it would every visit, so the snapshot is deleted and the next visit boots normally."""
     url = site_server + LESSON
-    first_visit(chromium, url, tmp_path)
-    with visit(chromium, url, tmp_path) as second:
-        second.wait_for(RESTORED)
-        second.page.evaluate(REWRITE, "numpy's files mixed up")
+    kept_then_rewritten(chromium, url, tmp_path, "numpy's files mixed up")
     with visit(chromium, url, tmp_path, ready=False) as third:
         third.wait_for(RESTORED)
         third.wait_for("course: the restored Python could not start: snapshot deleted")
@@ -293,10 +295,7 @@ def test_a_restored_python_that_cannot_start_deletes_its_snapshot(chromium, site
 def test_a_kept_package_whose_wheel_changed_is_unpacked_from_the_new_wheel(chromium, site_server, tmp_path):
     """A site update that ships a new posenc wheel: the kept posenc files are not used, numpy's still are."""
     url = site_server + LESSON
-    first_visit(chromium, url, tmp_path)
-    with visit(chromium, url, tmp_path) as second:
-        second.wait_for(RESTORED)
-        second.page.evaluate(REWRITE, "new posenc")
+    kept_then_rewritten(chromium, url, tmp_path, "new posenc")
     with visit(chromium, url, tmp_path) as third:
         third.wait_for(RESTORED)
         assert third.wait_for(FROM_KEPT_FILES)[1] == "numpy"
@@ -329,10 +328,7 @@ def test_a_run_does_not_wait_for_the_snapshot_being_made(chromium, site_server, 
 )
 def test_a_corrupt_snapshot_is_refused_and_replaced(chromium, site_server, tmp_path, damage, reason):
     url = site_server + LESSON
-    first_visit(chromium, url, tmp_path)
-    with visit(chromium, url, tmp_path) as second:
-        second.wait_for(RESTORED)
-        second.page.evaluate(REWRITE, damage)
+    kept_then_rewritten(chromium, url, tmp_path, damage)
     with visit(chromium, url, tmp_path) as third:
         assert third.wait_for(NORMAL)[1] == reason
         assert third.print_of("#cell-1", "print(6 * 7)") == "42"
@@ -343,10 +339,7 @@ def test_a_corrupt_snapshot_is_refused_and_replaced(chromium, site_server, tmp_p
 
 def test_a_snapshot_of_another_build_is_refused(chromium, site_server, tmp_path):
     url = site_server + LESSON
-    first_visit(chromium, url, tmp_path)
-    with visit(chromium, url, tmp_path) as second:
-        second.wait_for(RESTORED)
-        second.page.evaluate(REWRITE, "another build")
+    kept_then_rewritten(chromium, url, tmp_path, "another build")
     with visit(chromium, url, tmp_path) as third:
         assert third.wait_for(NORMAL)[1] == f"snapshot for build {'0' * 64}"
         assert third.print_of("#cell-1", "print(6 * 7)") == "42"
