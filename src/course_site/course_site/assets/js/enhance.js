@@ -23,7 +23,7 @@ const PROGRESS = "p.course-progress"; // the home page's "3 of 7 exercises solve
 let page = null; // { kernel, cells, path }
 
 async function enhanceCells(roots) {
-  const [{ Cell, loadCodeMirror }, { boot, whenPythonIdle }] = await Promise.all([
+  const [{ Cell, loadCodeMirror }, { boot, whenPythonQuiet }] = await Promise.all([
     import("./cell.js"),
     import("./page_kernel.js"),
   ]);
@@ -31,7 +31,7 @@ async function enhanceCells(roots) {
   // Cells make their editors as they come near the viewport; once Python is
   // ready (and has run a Run clicked early), CodeMirror is loaded anyway, so
   // that it is at hand (offline too).
-  whenPythonIdle(kernel, () => loadCodeMirror());
+  whenPythonQuiet(kernel, () => loadCodeMirror());
   const cells = [];
   for (const root of roots) {
     if (root.classList.contains(CELL.live)) continue;

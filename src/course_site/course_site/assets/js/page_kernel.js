@@ -2,11 +2,12 @@
  *
  * enhance.js calls boot() when it enhances the cells; by then the worker has
  * been booting Pyodide for a while.  Once Python is ready and has run what was
- * asked of it (whenPythonIdle), the rest of the page is rendered and the site's
+ * asked of it (whenPythonQuiet), the rest of the page is rendered and the site's
  * service worker is registered (offline use): neither competes with the boot
  * or a first Run for the CPU.
  */
 import { Kernel } from "./kernel.js";
+import { QUIET_MS } from "./protocol.js";
 
 let booting = null;
 
@@ -28,7 +29,7 @@ function start() {
   const kernel = new Kernel({ workerURL: early.url });
   renderAllOnceSettled(kernel);
   registerServiceWorkerOnceIdle(kernel);
-  whenPythonIdle(kernel, () => kernel.keepSnapshot());
+  whenPythonQuiet(kernel, () => kernel.keepSnapshot());
   kernel.start(early);
   return { kernel };
 }
@@ -39,22 +40,28 @@ function whenIdle(fn) {
   else setTimeout(fn, 300);
 }
 
-/** Run `fn` once, at an idle moment after Python is ready with no run waiting or running. */
-export function whenPythonIdle(kernel, fn) {
-  const check = () => {
-    if (!kernel.idle) return false;
-    kernel.removeEventListener("idle", check);
-    whenIdle(fn);
-    return true;
+/** Run `fn` once, at an idle moment after Python has been ready with no run waiting or
+ * running for QUIET_MS (a run in between starts the wait again). */
+export function whenPythonQuiet(kernel, fn) {
+  let timer = 0;
+  const wait = () => {
+    clearTimeout(timer);
+    if (!kernel.idle) return;
+    timer = setTimeout(() => {
+      if (!kernel.idle) return;
+      kernel.removeEventListener("idle", wait);
+      whenIdle(fn);
+    }, QUIET_MS);
   };
-  if (!check()) kernel.addEventListener("idle", check);
+  kernel.addEventListener("idle", wait);
+  wait();
 }
 
 /* Lift worker_prestart.js's "course-booting": every block of the page is then styled
  * and laid out, so the table of contents follows the real section offsets. */
 function renderAllOnceSettled(kernel) {
   const renderAll = () => document.documentElement.classList.remove("course-booting");
-  whenPythonIdle(kernel, renderAll);
+  whenPythonQuiet(kernel, renderAll);
   const onState = () => {
     if (kernel.state !== "failed") return;
     kernel.removeEventListener("state", onState);
@@ -68,7 +75,7 @@ function renderAllOnceSettled(kernel) {
  * upgrade.  The Python files are kept by the Python worker itself (worker/network.js). */
 function registerServiceWorkerOnceIdle(kernel) {
   if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
-  whenPythonIdle(kernel, () => {
+  whenPythonQuiet(kernel, () => {
     const settings = kernel.settings;
     if (!settings?.service_worker) return;
     const url = new URL(settings.service_worker, kernel.settingsURL);

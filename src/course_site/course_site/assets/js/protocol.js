@@ -65,6 +65,11 @@ export const MessageType = Object.freeze({
  */
 export const LIVENESS = Object.freeze({ heartbeatMs: 1000, idleSilenceMs: 4000, runSilenceMs: 15000 });
 
+/** How long Python stays idle (no run sent, none running) before work that can wait starts:
+ * the page's (page_kernel.js: the offline copy, the editor, the snapshot request) and the
+ * snapshot's (worker/run.js).  A learner who runs again at once does not share the CPU with it. */
+export const QUIET_MS = 1500;
+
 /** Output kept per run (beyond it the rest is dropped), and the time limit (0: none).
  * The build reads these numbers from this line (course_site/limits.py: the plugin's
  * defaults, and the same caps on build-time output); a site's own values come in

@@ -1,6 +1,6 @@
 /* The worker's dispatch and its runs: boots Python as soon as it is loaded,
  * answers the page's messages (../protocol.js), and runs cells one at a time. */
-import { DEFAULT_LIMITS, MessageType } from "../protocol.js";
+import { DEFAULT_LIMITS, MessageType, QUIET_MS } from "../protocol.js";
 import { describeFatal, keepSnapshot, putOffSnapshot, readSettings, startPython, workerSettings } from "./boot.js";
 import { fontList, prefetchWheels } from "./network.js";
 import { packageSizes, postProgress, progress } from "./progress.js";
@@ -181,7 +181,7 @@ function receive(msg) {
     cancelled.add(msg.id);
   } else if (msg.type === MessageType.SNAPSHOT) {
     snapshotDue = true;
-    snapshotWhenQuiet();
+    snapshotWhenQuiet(0); // the page asked once Python had been quiet for QUIET_MS
   } else if (msg.type === MessageType.RUN) {
     // A run gets the CPU: a snapshot being made is put off until Python is quiet again.
     runsPending += 1;
@@ -192,20 +192,19 @@ function receive(msg) {
       console.error("course worker:", err);
     }).finally(() => {
       runsPending -= 1;
-      snapshotWhenQuiet();
+      snapshotWhenQuiet(QUIET_MS);
     });
   }
 }
 
 /* ---------------------------------------------------------------- the snapshot for the next visit */
 
-const SNAPSHOT_QUIET_MS = 2000; // no run for this long: the snapshot is made (in a worker of its own)
-let snapshotDue = false; // the page asked for one (it was idle), and none is made yet
+let snapshotDue = false; // the page asked for one (Python was quiet), and none is made yet
 let snapshotTimer = 0;
 let runsPending = 0;
 
-/* Make the snapshot once Python has been quiet for SNAPSHOT_QUIET_MS; a run puts it off again. */
-function snapshotWhenQuiet() {
+/* Make the snapshot (in a worker of its own) once no run has come for `waitMs`; a run puts it off again. */
+function snapshotWhenQuiet(waitMs) {
   clearTimeout(snapshotTimer);
   if (!snapshotDue) return;
   snapshotTimer = setTimeout(() => {
@@ -216,5 +215,5 @@ function snapshotWhenQuiet() {
       snapshotDue = false;
       console.warn("course: no snapshot kept", err);
     });
-  }, SNAPSHOT_QUIET_MS);
+  }, waitMs);
 }
