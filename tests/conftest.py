@@ -9,6 +9,8 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -242,3 +244,26 @@ def load_py_asset():
         return module
 
     return load
+
+
+@pytest.fixture(scope="session")
+def node_tests():
+    """``check(name)``: run ``tests/js/<name>.test.mjs`` (a page-side module's tests) under Node's test runner."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node.js is not installed")
+
+    def check(name: str) -> None:
+        done = subprocess.run(
+            [node, "--test", f"tests/js/{name}.test.mjs"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert re.search(r"^# pass [1-9]", done.stdout, re.MULTILINE), done.stdout
+        assert re.search(r"^# fail 0$", done.stdout, re.MULTILINE), done.stdout
+
+    return check

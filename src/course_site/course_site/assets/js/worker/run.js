@@ -10,6 +10,7 @@ import { clearStopRequest, signals, startHeartbeat, useStopRequest } from "./sig
 let python = null; // {pyodide, bridge, snapshot, importPackages} once booted
 let warmedMatplotlib = false;
 const cancelled = new Set(); // run ids dropped while their packages loaded
+const scanned = new Set(); // sources whose imports are loaded: Run again does not parse them again
 
 /* Load the wheels that `msg`'s setup and code import; progress goes to the page. */
 async function loadPackages(msg) {
@@ -27,13 +28,14 @@ async function loadPackages(msg) {
   };
   const quiet = { messageCallback: onMessage, errorCallback: () => {} };
   for (const source of [msg.setup, msg.code, msg.check]) {
-    if (!source) continue;
+    if (!source || scanned.has(source)) continue;
     await pyodide.loadPackagesFromImports(source, quiet);
     const extra = bridge.extra_packages(source, importPackages);
     const names = extra.toJs();
     extra.destroy();
     if (names.length) await pyodide.loadPackage(names, quiet);
     failIfMissing(requested);
+    scanned.add(source);
   }
   if (pyodide.loadedPackages.matplotlib && !warmedMatplotlib) {
     warmedMatplotlib = true;
