@@ -84,3 +84,11 @@ test("the work runs once, however often Python is idle afterwards", () => {
   }
   assert.equal(calls.length, 1);
 });
+
+test("with no quiet time asked, the work starts at the first idle moment", () => {
+  const kernel = new FakeKernel();
+  whenPythonQuiet(kernel, work, 0);
+  kernel.becomeIdle();
+  pass(IDLE_CALLBACK_MS);
+  assert.equal(calls.length, 1);
+});

@@ -11,6 +11,8 @@ import builtins
 import importlib.util
 import sys
 import types
+import zipfile
+import zipimport
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -184,3 +186,27 @@ def test_font_list_path_is_beside_matplotlib(bridge):
     import matplotlib
 
     assert bridge.font_list_path() == Path(matplotlib.__file__).with_name("fontlist.json")
+
+
+def _zip_with(path: Path, modules: dict[str, str]) -> Path:
+    with zipfile.ZipFile(path, "a") as archive:
+        for name, source in modules.items():
+            archive.writestr(name, source)
+    return path
+
+
+def test_a_kept_zip_directory_is_not_read_again_by_invalidate_caches(bridge, monkeypatch, tmp_path):
+    """Pyodide's stdlib zip never changes: importlib.invalidate_caches(), called by every loadPackage,
+    need not parse its directory again (0.1-0.25 s a call); any other zip is read again."""
+    monkeypatch.setattr(zipimport.zipimporter, "invalidate_caches", zipimport.zipimporter.invalidate_caches)
+    kept, other = (_zip_with(tmp_path / name, {"first.py": "A = 1\n"}) for name in ("stdlib.zip", "other.zip"))
+    bridge.keep_zip_directory(str(kept))
+    bridge.keep_zip_directory(str(kept))  # twice: still one wrapper around zipimport's own
+    importers = {path: zipimport.zipimporter(str(path)) for path in (kept, other)}
+    for path in (kept, other):
+        _zip_with(path, {"second.py": "B = 2\n"})
+    for importer in importers.values():
+        importer.invalidate_caches()
+    assert importers[kept].find_spec("second") is None  # its directory as first read
+    assert importers[other].find_spec("second") is not None
+    assert zipimport.zipimporter.invalidate_caches.__wrapped__.__qualname__ == "zipimporter.invalidate_caches"

@@ -41,8 +41,8 @@ function whenIdle(fn) {
 }
 
 /** Run `fn` once, at an idle moment after Python has been ready with no run waiting or
- * running for QUIET_MS (a run in between starts the wait again). */
-export function whenPythonQuiet(kernel, fn) {
+ * running for `quietMs` (a run in between starts the wait again). */
+export function whenPythonQuiet(kernel, fn, quietMs = QUIET_MS) {
   let timer = 0;
   const wait = () => {
     clearTimeout(timer);
@@ -51,7 +51,7 @@ export function whenPythonQuiet(kernel, fn) {
       if (!kernel.idle) return;
       kernel.removeEventListener("idle", wait);
       whenIdle(fn);
-    }, QUIET_MS);
+    }, quietMs);
   };
   kernel.addEventListener("idle", wait);
   wait();
@@ -75,6 +75,7 @@ function renderAllOnceSettled(kernel) {
  * upgrade.  The Python files are kept by the Python worker itself (worker/network.js). */
 function registerServiceWorkerOnceIdle(kernel) {
   if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
+  // At once: its install keeps nothing (the pages are kept as they are fetched), so it takes no CPU from a run.
   whenPythonQuiet(kernel, () => {
     const settings = kernel.settings;
     if (!settings?.service_worker) return;
@@ -82,5 +83,5 @@ function registerServiceWorkerOnceIdle(kernel) {
     if (settings.version) url.searchParams.set("v", settings.version);
     if (settings.pyodide_version) url.searchParams.set("pyodide", settings.pyodide_version);
     navigator.serviceWorker.register(url, { type: "module" }).catch((err) => console.warn("course: service worker not registered:", err));
-  });
+  }, 0);
 }

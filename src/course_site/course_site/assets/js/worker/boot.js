@@ -144,9 +144,6 @@ export async function startPython(settings, keptSnapshotFile) {
  * the Python side, the streams.  Returns {pyodide, bridge, snapshot}. */
 async function setUpPython(boot, settings, { options, stdlib, keptPackages, scripts, packageBytecode, pythonSources }) {
   const pyodide = boot.pyodide;
-  const packageFiles = await installPreloaded(pyodide, settings, boot.restored
-    ? { kept: await keptPackages, record: false }
-    : { kept: null, record: keepsSnapshots(settings) && typeof pyodide.makeMemorySnapshot === "function" });
   if (pyodide._api) {
     // Pyodide calls this on a fatal error (a crash in C code, a wasm trap, a
     // stack overflow): it can no longer be used, so the page replaces the worker.
@@ -157,13 +154,17 @@ async function setUpPython(boot, settings, { options, stdlib, keptPackages, scri
   }
   pyodide.setStdout({ write: (buf) => writeStream("stdout", buf) });
   pyodide.setStderr({ write: (buf) => writeStream("stderr", buf) });
-  useBytecode(pyodide, await packageBytecode);
   pyodide.FS.mkdirTree(PYTHON_DIR);
   for (const [name, text] of await Promise.all(pythonSources)) pyodide.FS.writeFile(`${PYTHON_DIR}/${name}`, text);
   pyodide.registerJsModule(HOST_MODULE, host);
   pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(PYTHON_DIR)})`);
+  // Imported first: it keeps the stdlib zip's directory, which each install would read again.
   const bridge = pyodide.pyimport("worker_bridge");
   if (settings.moduleHint) bridge.set_module_hint(settings.moduleHint);
+  useBytecode(pyodide, await packageBytecode);
+  const packageFiles = await installPreloaded(pyodide, settings, boot.restored
+    ? { kept: await keptPackages, record: false }
+    : { kept: null, record: keepsSnapshots(settings) && typeof pyodide.makeMemorySnapshot === "function" });
   // Import what was preloaded (numpy: ~0.8 s) now, so that a first Run does not pay for it.
   for (const name of settings.preload) importPreloaded(pyodide, name);
   progress.loaded = progress.total = Math.max(progress.loaded, progress.total);
