@@ -25,6 +25,15 @@ class FakeKernel extends EventTarget {
 let calls;
 const work = () => calls.push(Date.now());
 
+/* Python becomes idle and stays so: nothing starts before QUIET_MS, the work starts then. */
+function expectWorkOnceQuiet(kernel) {
+  kernel.becomeIdle();
+  pass(QUIET_MS - 1);
+  assert.equal(calls.length, 0);
+  pass(1 + IDLE_CALLBACK_MS);
+  assert.equal(calls.length, 1);
+}
+
 /* Let `ms` pass, one timer's deadline at a time (a timer set by a timer then fires in turn). */
 function pass(ms) {
   const end = Date.now() + ms;
@@ -44,11 +53,7 @@ test("the work waits until Python has been idle for QUIET_MS", () => {
   whenPythonQuiet(kernel, work);
   pass(10 * QUIET_MS);
   assert.equal(calls.length, 0, "booting: not idle yet");
-  kernel.becomeIdle();
-  pass(QUIET_MS - 1);
-  assert.equal(calls.length, 0);
-  pass(1 + IDLE_CALLBACK_MS);
-  assert.equal(calls.length, 1);
+  expectWorkOnceQuiet(kernel);
 });
 
 test("a Python already idle starts the wait at once", () => {
@@ -67,11 +72,7 @@ test("a run during the wait starts it again from the run's end", () => {
   kernel.startRun(); // Run again, right after the first output
   pass(10 * QUIET_MS); // a long run: nothing starts while it runs
   assert.equal(calls.length, 0);
-  kernel.becomeIdle();
-  pass(QUIET_MS - 1);
-  assert.equal(calls.length, 0);
-  pass(1 + IDLE_CALLBACK_MS);
-  assert.equal(calls.length, 1);
+  expectWorkOnceQuiet(kernel);
 });
 
 test("the work runs once, however often Python is idle afterwards", () => {

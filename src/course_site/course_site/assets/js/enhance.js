@@ -29,8 +29,8 @@ async function enhanceCells(roots) {
   ]);
   const { kernel } = boot();
   // Cells make their editors as they come near the viewport; once Python is
-  // ready (and has run a Run clicked early), CodeMirror is loaded anyway, so
-  // that it is at hand (offline too).
+  // ready and quiet (a Run clicked early has ended), CodeMirror is loaded anyway,
+  // so that it is at hand (offline too).
   whenPythonQuiet(kernel, () => loadCodeMirror());
   const cells = [];
   for (const root of roots) {

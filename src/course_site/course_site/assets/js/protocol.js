@@ -66,7 +66,7 @@ export const MessageType = Object.freeze({
 export const LIVENESS = Object.freeze({ heartbeatMs: 1000, idleSilenceMs: 4000, runSilenceMs: 15000 });
 
 /** How long Python stays idle (no run sent, none running) before work that can wait starts:
- * the page's (page_kernel.js: the offline copy, the editor, the snapshot request) and the
+ * the page's (page_kernel.js: the editor, the rest of the page, the snapshot request) and the
  * snapshot's (worker/run.js).  A learner who runs again at once does not share the CPU with it. */
 export const QUIET_MS = 1500;
 

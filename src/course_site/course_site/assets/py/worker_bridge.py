@@ -9,7 +9,6 @@ registers (``assets/js/worker/output.js``).
 from __future__ import annotations
 
 import functools
-import importlib
 import importlib.util
 import os
 import pathlib
