@@ -9,7 +9,7 @@ import {
   configure, countBody, fetchDirect, fetchOrKept, fetchPackageBytecode, importScript, keepScriptsInCache, prefetch,
   prefetchPreloaded, prefetchStdlib, provide, useLock,
 } from "./network.js";
-import { bootPyodide, closeKeptSnapshot, dropSnapshot, keptSnapshot } from "./snapshot.js";
+import { bootPyodide, dropSnapshot, keptSnapshot } from "./snapshot.js";
 import { watchInstalls } from "./package_files.js";
 import { postProgress, progress, setDownloadBytes } from "./progress.js";
 import { flushStream, host, openRunId, writeStream } from "./output.js";
@@ -98,7 +98,7 @@ export function describeFatal(err) {
 
 /**
  * Boot Pyodide with `settings` (workerSettings), from the snapshot that `keptSnapshotFile`
- * (snapshot.js: openKeptSnapshot) holds when it fits.  Returns {pyodide, bridge, snapshot}:
+ * (a promise of snapshot.js's readKeptFile() answer) holds when it fits.  Returns {pyodide, bridge, snapshot}:
  * bridge is worker_bridge.py's module (run, extra_packages, warm_matplotlib).
  */
 export async function startPython(settings, keptSnapshotFile) {
@@ -223,13 +223,10 @@ function keepsSnapshots(settings) {
   return Boolean(settings.cacheNames && settings.buildId);
 }
 
-/* The kept snapshot ({bytes, packages} or {reason}) from `opening` (snapshot.js: openKeptSnapshot). */
-async function snapshotFor(settings, opening) {
-  if (!keepsSnapshots(settings)) {
-    await closeKeptSnapshot(opening);
-    return { reason: "no offline storage" };
-  }
-  return keptSnapshot(opening, expectedSnapshot(settings));
+/* The kept snapshot ({bytes, packages} or {reason}) from `reading` (a promise of snapshot.js's readKeptFile() answer). */
+async function snapshotFor(settings, reading) {
+  if (!keepsSnapshots(settings)) return { reason: "no offline storage" };
+  return keptSnapshot(reading, expectedSnapshot(settings));
 }
 
 /* loadPyodide(options), from the kept snapshot when it fits the stdlib that arrives: the

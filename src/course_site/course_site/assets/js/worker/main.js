@@ -18,10 +18,26 @@ settings.catch(() => {}); // boot.js reads the failure and tells the page
 const early = [];
 self.onmessage = (event) => early.push(event.data);
 
-// The snapshot that this browser may keep (snapshot.js) is opened now: the round trips to the
-// browser overlap the loading of the modules, not Pyodide's scripts, which block this thread.
-const keptSnapshot = import("./snapshot.js").then((snapshot) => snapshot.openKeptSnapshot());
-keptSnapshot.catch(() => {}); // run.js's import fails too, and says why
+// The snapshot that this browser may keep (snapshot.js) is read and hashed now, by a worker of
+// its own: this thread's time goes to the modules and Pyodide's scripts.
+const keptSnapshot = readKeptSnapshot();
+
+/* A promise of snapshot.js's readKeptFile() answer, from snapshot_reader.js; {reason} if that worker fails. */
+function readKeptSnapshot() {
+  return new Promise((resolve) => {
+    const failed = (why) => resolve({ reason: `snapshot reader failed: ${why}` });
+    try {
+      const reader = new Worker(new URL("./snapshot_reader.js", self.location.href), { type: "module", name: "course-snapshot-reader" });
+      reader.onmessage = (event) => resolve(event.data);
+      reader.onerror = (event) => {
+        event.preventDefault();
+        failed(event.message || "could not start");
+      };
+    } catch (err) {
+      failed(err.message || err);
+    }
+  });
+}
 
 import("./run.js").then(({ start }) => start(SETTINGS_URL, settings, early, keptSnapshot), (err) => {
   setTimeout(() => { throw err; }); // the page's Worker gets an "error" event and says why

@@ -157,7 +157,7 @@ let queue = null; // runs wait here behind the boot and each other
 
 /**
  * Boot Python from the settings file at `settingsURL` (`settingsResponse`: its
- * fetch, under way; `keptSnapshot`: snapshot.js's openKeptSnapshot(), under way),
+ * fetch, under way; `keptSnapshot`: the kept snapshot being read, main.js's readKeptSnapshot()),
  * then handle the page's messages, `early` ones first.
  */
 export function start(settingsURL, settingsResponse, early, keptSnapshot) {

@@ -2,13 +2,12 @@
  * browser once Python is idle after a normal boot (in a worker of its own,
  * snapshot_maker.js, which a run stops), and kept in the origin private file system:
  * one file per site (SNAPSHOT_FILE), whatever the Pyodide version (one of another version
- * is refused by its record and replaced).  Read with a synchronous access handle, it hands
- * the worker its 21 MB snapshot in 20-100 ms even while the page loads (numpy's 12 MB of
- * files follow in a few ms), before pyodide.asm.js has
- * loaded; Cache Storage took 0.5-0.9 s then (its bytes come through the browser process,
- * busy serving the page).  main.js starts opening it (openKeptSnapshot) before the other
- * modules load, so that the round trips to the browser are over by the time Python boots.
- * (A restore now waits for pyodide.asm.wasm from the HTTP cache instead.)  The file holds the
+ * is refused by its record and replaced).  main.js has it read (readKeptFile) at once by a
+ * worker of its own, snapshot_reader.js, with a synchronous access handle, and hashed there:
+ * the 21 MB snapshot and numpy's 12 MB of files cost the Python worker's thread, which loads
+ * Pyodide's scripts meanwhile, no time (read and hashed on that thread they took ~150 ms of
+ * it on a later visit); Cache Storage took 0.5-0.9 s to hand them over (its bytes come through
+ * the browser process, busy serving the page).  The file holds the
  * snapshot, then the preloaded packages' installed files (package_files.js), then its record
  * (JSON), the record's length (uint32, little-endian) and TRAILER_MAGIC.
  *
@@ -48,15 +47,14 @@ function refusal(record, expected) {
   return null;
 }
 
-/* Why `bytes` are not the snapshot `record` describes, or null. */
-async function corruption(bytes, record) {
+/* Why `bytes` (whose sha256 is `digest`) are not the snapshot `record` describes, or null. */
+function corruption(bytes, digest, record) {
   if (!Array.isArray(record.packages?.wheels)) return "corrupt snapshot: no package files in its record";
   if (bytes.length < BUILD_ID_BYTES[1] || new DataView(bytes.buffer).getUint32(0, true) !== MAGIC) {
     return "corrupt snapshot: no snapshot header";
   }
   if (headerBuildId(bytes) !== record.build_id) return "corrupt snapshot: header of another build";
   if (bytes.length !== record.bytes) return `corrupt snapshot: ${bytes.length} bytes, expected ${record.bytes}`;
-  const digest = await sha256Hex(bytes);
   return digest === record.sha256 ? null : `corrupt snapshot: sha256 ${digest}`;
 }
 
@@ -72,21 +70,29 @@ async function snapshotFile(create) {
 }
 
 /**
- * Start opening the kept snapshot for reading: a promise of {handle} (a sync access
- * handle, for keptSnapshot) or {reason} why there is none.
+ * Read the site's kept snapshot file and compute its sha256 digests (run in snapshot_reader.js,
+ * a worker of its own, so that the Python worker's thread spends none of its time on the 33 MB):
+ * {file: {bytes, packageBytes, record, sha256: {snapshot, packages}}}, or {reason} why there is
+ * none, with `drop` when the file is corrupt and is to be deleted.
  */
-export async function openKeptSnapshot() {
+export async function readKeptFile() {
+  let handle;
   try {
-    const file = await snapshotFile(false);
-    return { handle: await file.createSyncAccessHandle({ mode: "read-only" }) };
+    handle = await (await snapshotFile(false)).createSyncAccessHandle({ mode: "read-only" });
   } catch (err) {
     return { reason: storageProblem(err) };
   }
-}
-
-/** Close what openKeptSnapshot opened, unread (this page keeps no snapshots). */
-export async function closeKeptSnapshot(opening) {
-  (await opening).handle?.close();
+  let file;
+  try {
+    file = readSnapshotFile(handle);
+  } catch (err) {
+    return { reason: storageProblem(err) };
+  } finally {
+    handle.close();
+  }
+  if (file.reason) return { reason: file.reason, drop: true };
+  const sha256 = { snapshot: await sha256Hex(file.bytes), packages: await sha256Hex(file.packageBytes) };
+  return { file: { ...file, sha256 } };
 }
 
 function storageProblem(err) {
@@ -122,32 +128,24 @@ function readSnapshotFile(handle) {
 }
 
 /**
- * The kept snapshot, from `opening` (openKeptSnapshot), for `expected` (see refusal):
- * {bytes, packages} to restore from, or {reason} why there is none.  A refused file is
- * deleted.  packages is a promise of the kept package files ({wheels, blob}, see
- * package_files.js), checked by their sha256 meanwhile, or of null when corrupt.
+ * The kept snapshot, from `reading` (a promise of readKeptFile's answer), for `expected`
+ * (see refusal): {bytes, packages} to restore from, or {reason} why there is none.  A refused
+ * file is deleted.  packages is a promise of the kept package files ({wheels, blob}, see
+ * package_files.js), or of null when corrupt.
  */
-export async function keptSnapshot(opening, expected) {
-  const { handle, reason: unopened } = await opening;
-  if (!handle) return { reason: unopened };
-  let kept;
-  try {
-    kept = readSnapshotFile(handle);
-  } catch (err) {
-    return { reason: storageProblem(err) };
-  } finally {
-    handle.close();
-  }
-  const reason = kept.reason ?? refusal(kept.record, expected) ?? (await corruption(kept.bytes, kept.record));
-  if (!reason) return { bytes: kept.bytes, packages: checkedPackages(kept.packageBytes, kept.record.packages) };
-  await dropSnapshot();
+export async function keptSnapshot(reading, expected) {
+  const { file, reason: unread, drop } = await reading;
+  const reason = file ? refusal(file.record, expected) ?? corruption(file.bytes, file.sha256.snapshot, file.record) : unread;
+  if (!reason) return { bytes: file.bytes, packages: checkedPackages(file.packageBytes, file.sha256.packages, file.record.packages) };
+  if (file || drop) await dropSnapshot();
   return { reason };
 }
 
-/* The kept package files {wheels, blob} if `blob` is what `described` ({wheels, bytes, sha256}) says, else null (the file is deleted). */
-async function checkedPackages(blob, described) {
-  const digest = blob.length === described.bytes ? await sha256Hex(blob) : `of ${blob.length} bytes`;
-  const why = digest !== described.sha256 ? `sha256 ${digest}` : layoutProblem(described.wheels, blob.length);
+/* The kept package files {wheels, blob} if `blob` (whose sha256 is `digest`) is what `described`
+ * ({wheels, bytes, sha256}) says, else null (the file is deleted). */
+async function checkedPackages(blob, digest, described) {
+  const why = blob.length !== described.bytes ? `sha256 of ${blob.length} bytes`
+    : digest !== described.sha256 ? `sha256 ${digest}` : layoutProblem(described.wheels, blob.length);
   if (!why) return { wheels: described.wheels, blob };
   console.info(`course: kept package files not used (corrupt: ${why})`);
   await dropSnapshot();
