@@ -47,7 +47,7 @@ def chromium(browser, chromium_options):
 
 
 RESTORED = "course: Python restored from this browser's snapshot"
-FROM_KEPT_FILES = re.compile(r"course: (.*) installed from the files kept with the snapshot")
+FROM_KEPT_FILES = re.compile(r"course: (.*) installed from the files kept with the snapshot \((\d+) shared libraries")
 PACKAGE_FILES_CORRUPT = re.compile(r"course: kept package files not used \(corrupt: (.*)\)")
 KEPT = re.compile(r"course: snapshot kept for the next visit \((\d+) bytes\)")
 NORMAL = re.compile(r"course: Python booted normally \((.*)\)")
@@ -245,6 +245,11 @@ print(len(files), digest.hexdigest(), importlib.metadata.version("numpy"), insta
 """
 """What the preloaded packages put in site-packages (every file's path and bytes), and that they import."""
 
+SHARED_LIBRARIES_PROBE = """
+import pathlib, site
+print(len(list(pathlib.Path(site.getsitepackages()[0], "numpy").rglob("*.so"))))
+"""
+
 
 def test_a_restore_installs_the_preloaded_packages_from_the_files_kept_with_it(chromium, site_server, tmp_path):
     """Byte for byte the files that unpacking numpy's and posenc's wheels wrote on the first visit."""
@@ -254,8 +259,11 @@ def test_a_restore_installs_the_preloaded_packages_from_the_files_kept_with_it(c
         first.wait_for(KEPT)
     with visit(chromium, url, tmp_path) as later:
         later.wait_for(RESTORED)
-        assert later.wait_for(FROM_KEPT_FILES)[1] == "numpy, posenc"
+        installed = later.wait_for(FROM_KEPT_FILES)
+        assert installed[1] == "numpy, posenc"
         assert later.print_of("#cell-1", SITE_PACKAGES_PROBE) == unpacked
+        # numpy's shared libraries, compiled by snapshot_reader.js while Python restored
+        assert int(installed[2]) == int(later.print_of("#cell-1", SHARED_LIBRARIES_PROBE)) > 10
     count, _, version, installer, total = unpacked.split()
     assert int(count) > 300 and version == "2.0.2" and installer == "pyodide.loadPackage" and total == "3.0"
 

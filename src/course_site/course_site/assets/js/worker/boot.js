@@ -184,7 +184,10 @@ async function installPreloaded(pyodide, settings, { kept, record }) {
   } finally {
     watch.stop();
   }
-  if (watch.used.length) console.info(`course: ${watch.used.join(", ")} installed from the files kept with the snapshot`);
+  if (watch.used.length) {
+    const libraries = `${watch.precompiled} shared libraries compiled meanwhile`;
+    console.info(`course: ${watch.used.join(", ")} installed from the files kept with the snapshot (${libraries})`);
+  }
   return watch.recorded();
 }
 

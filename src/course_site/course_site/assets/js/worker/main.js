@@ -2,8 +2,9 @@
  *
  * A classic worker whose modules (run.js and what it imports) come in with
  * import(): pyodide.js and pyodide.asm.js are then loaded with importScripts,
- * for which V8 keeps its compiled code between visits, and from any index URL
- * (self-hosted or a CDN).  The worker boots as soon as it exists, without
+ * from any index URL (self-hosted or a CDN).  V8 keeps no code cache for them
+ * here (pyodide.asm.js compiles in ~0.15 s on every visit), but loading them
+ * with import() made later visits slower (docs/maintainers.md).  The worker boots as soon as it exists, without
  * waiting for the page (see worker_prestart.js): the site's settings file is
  * requested here at once, while the modules load.  The page side is
  * ../kernel.js; the messages are in ../protocol.js.
@@ -22,13 +23,21 @@ self.onmessage = (event) => early.push(event.data);
 // its own: this thread's time goes to the modules and Pyodide's scripts.
 const keptSnapshot = readKeptSnapshot();
 
-/* A promise of snapshot.js's readKeptFile() answer, from snapshot_reader.js; {reason} if that worker fails. */
+/* A promise of snapshot.js's readKeptFile() answer, from snapshot_reader.js, with `libraries`: a
+ * promise of its compiled shared libraries (a Map, empty if none); {reason} if that worker fails. */
 function readKeptSnapshot() {
+  let compiled;
+  const libraries = new Promise((resolve) => {
+    compiled = resolve;
+  });
   return new Promise((resolve) => {
-    const failed = (why) => resolve({ reason: `snapshot reader failed: ${why}` });
+    const failed = (why) => {
+      resolve({ reason: `snapshot reader failed: ${why}` });
+      compiled(new Map());
+    };
     try {
       const reader = new Worker(new URL("./snapshot_reader.js", self.location.href), { type: "module", name: "course-snapshot-reader" });
-      reader.onmessage = (event) => resolve(event.data);
+      reader.onmessage = ({ data }) => (data.libraries ? compiled(data.libraries) : resolve({ ...data, libraries }));
       reader.onerror = (event) => {
         event.preventDefault();
         failed(event.message || "could not start");

@@ -230,8 +230,7 @@ export function prefetchWheels(names) {
 
 /* ---------------------------------------------------------------- scripts and the font list */
 
-/** importScripts(url), so that V8 can keep its code cache for the script; offline,
- * the copy kept in the site's caches, run from a blob: URL. */
+/** importScripts(url); offline, the copy kept in the site's caches, run from a blob: URL. */
 export async function importScript(url) {
   try {
     importScripts(url);

@@ -10,37 +10,43 @@
  *   a normal boot   the files each preloaded wheel wrote are recorded (read back once,
  *                   before any cell runs), to be kept with the snapshot made for the next visit;
  *   a restore       a wheel whose file name and sha256 match a kept one is not unpacked:
- *                   its kept files are written (~20 ms) and its kept library paths answered.
+ *                   its kept files are written (~20 ms) and its kept library paths answered;
+ *                   its shared libraries, compiled meanwhile by snapshot_reader.js, are
+ *                   instantiated from those modules rather than compiled again here.
  *
  * Everything else stays the loader's: it still fetches the wheel (checked by its sha256),
  * loads its shared libraries, marks it loaded and clears importlib's caches.  A wheel
  * with files outside extract_dir (a .data directory) is not recorded.
  */
 
-/** Kept wheels, as stored: {wheels: [{file_name, sha256, extract_dir, dynlibs, offset, files: [[path, size]]}], blob}. */
+/** Kept wheels, as stored: {wheels: [{file_name, sha256, extract_dir, dynlibs, offset, files: [[path, size]]}], blob}
+ * (and, when kept, `libraries`: a promise of a Map library path -> its compiled WebAssembly.Module). */
 const NONE = { wheels: [], blob: new Uint8Array(0) };
 
 /**
  * Wrap `pyodide`'s wheel unpacking until stop().  `wanted`: the settings' preload_wheels
  * ({lock key: {file_name, sha256}}).  `kept` ({wheels, blob}, or null): wheels to write
  * from kept files.  `record`: whether to record the files that the other wanted wheels
- * write.  Returns {stop, used: the packages written from kept files, recorded(): {wheels, blob}}.
+ * write.  Returns {stop, used: the packages written from kept files, precompiled: how many of
+ * their shared libraries were instantiated from modules compiled meanwhile, recorded(): {wheels, blob}}.
  */
 export function watchInstalls(pyodide, { wanted, kept, record }) {
   const loader = pyodide._api?.package_loader;
   const recorded = [];
   const used = [];
-  const watch = { stop: () => {}, used, recorded: () => joinRecorded(recorded) };
+  const watch = { stop: () => {}, used, precompiled: 0, recorded: () => joinRecorded(recorded) };
   if (typeof loader?.unpack_buffer?.callKwargs !== "function") return watch;
 
   const unpack = loader.unpack_buffer;
   const wantedWheel = new Map(Object.entries(wanted).map(([name, wheel]) => [wheel.file_name, { name, ...wheel }]));
   const keptWheels = new Map((kept?.wheels || []).map((wheel) => [wheel.file_name, wheel]));
+  const keptLibraries = new Set(); // the shared libraries written from kept files
   const unpackWatched = (kwargs) => {
     const { name, sha256 } = wantedWheel.get(kwargs.filename) || {};
     const keptWheel = keptWheels.get(kwargs.filename);
     if (sha256 && keptWheel?.sha256 === sha256 && keptWheel.extract_dir === kwargs.extract_dir) {
       writeKeptFiles(pyodide.FS, keptWheel, kept.blob);
+      keptWheel.dynlibs.forEach((path) => keptLibraries.add(path));
       used.push(name);
       return [...keptWheel.dynlibs];
     }
@@ -54,10 +60,42 @@ export function watchInstalls(pyodide, { wanted, kept, record }) {
   const wrapped = new Proxy(unpack, { get: (target, name) => (name === "callKwargs" ? unpackWatched : Reflect.get(target, name)) });
   const api = pyodide._api;
   api.package_loader = new Proxy(loader, { get: (target, name) => (name === "unpack_buffer" ? wrapped : Reflect.get(target, name)) });
+  const stopCompiled = kept?.libraries
+    ? useCompiledLibraries(pyodide.FS, keptLibraries, kept.libraries, () => (watch.precompiled += 1))
+    : () => {};
   watch.stop = () => {
     api.package_loader = loader;
+    stopCompiled();
   };
   return watch;
+}
+
+/**
+ * Until the returned stop(), instantiate the shared libraries at the `paths` written from kept
+ * files (a Set, filled meanwhile) from the modules that `libraries` (a promise of a Map path ->
+ * WebAssembly.Module, compiled from those same files) holds.  Pyodide's loader reads a library
+ * with FS.readFile and hands those bytes to WebAssembly.instantiate (Emscripten's
+ * loadWebAssemblyModule); bytes read from such a path are answered with its module.
+ */
+function useCompiledLibraries(FS, paths, libraries, onUse) {
+  const readFile = FS.readFile;
+  const instantiate = WebAssembly.instantiate;
+  const pathOf = new WeakMap(); // bytes read -> the path they were read from
+  FS.readFile = function readFileNoted(path, ...rest) {
+    const bytes = readFile.call(this, path, ...rest);
+    if (paths.has(path) && bytes instanceof Uint8Array) pathOf.set(bytes, path);
+    return bytes;
+  };
+  WebAssembly.instantiate = async function instantiateCompiled(source, imports) {
+    const module = pathOf.has(source) ? (await libraries).get(pathOf.get(source)) : undefined;
+    if (!module) return instantiate.call(WebAssembly, source, imports);
+    onUse();
+    return { module, instance: await instantiate.call(WebAssembly, module, imports) };
+  };
+  return () => {
+    FS.readFile = readFile;
+    WebAssembly.instantiate = instantiate;
+  };
 }
 
 /* Every file under `dir` in Pyodide's file system: path -> modification time. */

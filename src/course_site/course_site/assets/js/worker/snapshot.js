@@ -128,25 +128,45 @@ function readSnapshotFile(handle) {
 }
 
 /**
+ * Start compiling the shared libraries among the kept package files of `file` (readKeptFile's),
+ * numpy's 19 among them, so that a restore does not wait for them while it installs the
+ * packages (run in snapshot_reader.js).  Their bytes are copied now.  Returns a Map: library
+ * path -> promise of its WebAssembly.Module (rejected if it does not compile).
+ */
+export function compileKeptLibraries(file) {
+  const compiling = new Map();
+  for (const wheel of file.record.packages?.wheels || []) {
+    const libraries = new Set(wheel.dynlibs);
+    let at = wheel.offset;
+    for (const [path, size] of wheel.files) {
+      if (libraries.has(path)) compiling.set(path, WebAssembly.compile(file.packageBytes.subarray(at, at + size)));
+      at += size;
+    }
+  }
+  return compiling;
+}
+
+/**
  * The kept snapshot, from `reading` (a promise of readKeptFile's answer), for `expected`
  * (see refusal): {bytes, packages} to restore from, or {reason} why there is none.  A refused
- * file is deleted.  packages is a promise of the kept package files ({wheels, blob}, see
- * package_files.js), or of null when corrupt.
+ * file is deleted.  packages is a promise of the kept package files ({wheels, blob, libraries},
+ * see package_files.js; libraries: `reading`'s promise of their compiled shared libraries, a
+ * Map path -> WebAssembly.Module), or of null when corrupt.
  */
 export async function keptSnapshot(reading, expected) {
-  const { file, reason: unread, drop } = await reading;
+  const { file, reason: unread, drop, libraries } = await reading;
   const reason = file ? refusal(file.record, expected) ?? corruption(file.bytes, file.sha256.snapshot, file.record) : unread;
-  if (!reason) return { bytes: file.bytes, packages: checkedPackages(file.packageBytes, file.sha256.packages, file.record.packages) };
+  if (!reason) return { bytes: file.bytes, packages: checkedPackages(file, libraries) };
   if (file || drop) await dropSnapshot();
   return { reason };
 }
 
-/* The kept package files {wheels, blob} if `blob` (whose sha256 is `digest`) is what `described`
- * ({wheels, bytes, sha256}) says, else null (the file is deleted). */
-async function checkedPackages(blob, digest, described) {
+/* The kept package files of `file` (readKeptFile's) {wheels, blob, libraries} if they are what
+ * its record says, else null (the file is deleted). */
+async function checkedPackages({ packageBytes: blob, sha256: { packages: digest }, record: { packages: described } }, libraries) {
   const why = blob.length !== described.bytes ? `sha256 of ${blob.length} bytes`
     : digest !== described.sha256 ? `sha256 ${digest}` : layoutProblem(described.wheels, blob.length);
-  if (!why) return { wheels: described.wheels, blob };
+  if (!why) return { wheels: described.wheels, blob, libraries };
   console.info(`course: kept package files not used (corrupt: ${why})`);
   await dropSnapshot();
   return null;
