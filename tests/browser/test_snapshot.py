@@ -114,11 +114,13 @@ def matches(line: str, pattern: re.Pattern[str] | str) -> re.Match[str] | str | 
 
 
 class Visit:
-    """One page of a browser process on a profile; ``lines`` is what the worker said on the console."""
+    """One page of a browser process on a profile; ``lines`` is what the worker said on the console,
+    ``requested`` the URLs the page and its workers asked for."""
 
-    def __init__(self, page) -> None:
+    def __init__(self, page, requested: list[str]) -> None:
         self.page = page
         self.lines: list[str] = []
+        self.requested = requested
 
     def said(self, pattern: re.Pattern[str] | str) -> re.Match[str] | str | None:
         for line in self.lines:
@@ -164,9 +166,11 @@ def visit(
     browser_type, options = chromium
     context = browser_type.launch_persistent_context(str(profile), **options)
     external: list[str] = []
+    requested: list[str] = []
 
     def guard(route) -> None:
         request_url = route.request.url
+        requested.append(request_url)
         if urlparse(request_url).hostname != "127.0.0.1" and not request_url.startswith(("data:", "blob:")):
             external.append(request_url)
             route.abort()
@@ -183,7 +187,7 @@ def visit(
     try:
         context.route("**/*", guard)
         page = context.pages[0] if context.pages else context.new_page()
-        current = Visit(page)
+        current = Visit(page, requested)
         page.on("console", lambda message: current.lines.append(message.text))
         if missing:
             context.new_cdp_session(page).send("Network.clearBrowserCache")
@@ -245,6 +249,8 @@ print(len(files), digest.hexdigest(), importlib.metadata.version("numpy"), insta
 """
 """What the preloaded packages put in site-packages (every file's path and bytes), and that they import."""
 
+WHEEL = re.compile(r"/(numpy|posenc)-[^/]*\.whl$")
+
 SHARED_LIBRARIES_PROBE = """
 import pathlib, site
 print(len(list(pathlib.Path(site.getsitepackages()[0], "numpy").rglob("*.so"))))
@@ -257,6 +263,7 @@ def test_a_restore_installs_the_preloaded_packages_from_the_files_kept_with_it(c
     with visit(chromium, url, tmp_path) as first:
         unpacked = first.print_of("#cell-1", SITE_PACKAGES_PROBE)
         first.wait_for(KEPT)
+        assert any(WHEEL.search(request) for request in first.requested)
     with visit(chromium, url, tmp_path) as later:
         later.wait_for(RESTORED)
         installed = later.wait_for(FROM_KEPT_FILES)
@@ -264,6 +271,7 @@ def test_a_restore_installs_the_preloaded_packages_from_the_files_kept_with_it(c
         assert later.print_of("#cell-1", SITE_PACKAGES_PROBE) == unpacked
         # numpy's shared libraries, compiled by snapshot_reader.js while Python restored
         assert int(installed[2]) == int(later.print_of("#cell-1", SHARED_LIBRARIES_PROBE)) > 10
+        assert not [request for request in later.requested if WHEEL.search(request)]  # no wheel downloaded
     count, _, version, installer, total = unpacked.split()
     assert int(count) > 300 and version == "2.0.2" and installer == "pyodide.loadPackage" and total == "3.0"
 
@@ -282,6 +290,7 @@ def test_corrupt_package_files_are_not_used_and_the_snapshot_is_replaced(
         assert re.fullmatch(reason, third.wait_for(PACKAGE_FILES_CORRUPT)[1])
         assert third.print_of("#cell-1", "import numpy, posenc; print(numpy.arange(4).sum())") == "6"
         assert not third.said(FROM_KEPT_FILES)
+        assert len([request for request in third.requested if WHEEL.search(request)]) == 2
     with visit(chromium, url, tmp_path) as fourth:
         assert fourth.wait_for(NORMAL)[1] == "no snapshot"  # deleted, so that a good one is made
         fourth.wait_for(KEPT)
@@ -310,6 +319,8 @@ def test_a_kept_package_whose_wheel_changed_is_unpacked_from_the_new_wheel(chrom
         third.wait_for(RESTORED)
         assert third.wait_for(FROM_KEPT_FILES)[1] == "numpy"
         assert third.print_of("#cell-1", "import posenc; print(posenc.__name__)") == "posenc"
+        downloaded = [WHEEL.search(request)[1] for request in third.requested if WHEEL.search(request)]
+        assert downloaded == ["posenc"]
 
 
 def test_every_lesson_cell_runs_as_at_build_time_after_a_restore(chromium, site_server, tmp_path):

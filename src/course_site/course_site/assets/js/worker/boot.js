@@ -113,12 +113,18 @@ export async function startPython(settings, keptSnapshotFile) {
   // Start every big download at once; loadPyodide picks the responses up from
   // the prefetched ones, so each file is fetched once and its bytes are counted.
   prefetch(indexURL + "pyodide.asm.wasm");
-  prefetchPreloaded(settings.preloadWheels);
+  const kept = snapshotFor(settings, keptSnapshotFile);
+  // A restore writes the preloaded wheels' kept files and needs none of their bytes: with a
+  // snapshot, their download waits until the boot knows whether it restored.
+  let restoredFrom;
+  const restoredWheels = new Promise((resolve) => {
+    restoredFrom = resolve;
+  });
+  prefetchPreloaded(settings.preloadWheels, kept.then((found) => (found.bytes ? restoredWheels : new Set())));
   const stdlib = prefetchStdlib(indexURL, settings.stdlib);
   const packageBytecode = fetchPackageBytecode(settings.packageBytecode);
   readLock(lockFileURL);
   const pythonSources = settings.pythonFiles.map(([name, url]) => fetchText(url).then((text) => [name, text]));
-  const kept = snapshotFor(settings, keptSnapshotFile);
   // pyodide.asm.js defines _createPyodideModule, so loadPyodide skips loading it.
   const scripts = [indexURL + "pyodide.js", indexURL + "pyodide.asm.js"];
   for (const url of scripts) await importScript(url);
@@ -128,8 +134,10 @@ export async function startPython(settings, keptSnapshotFile) {
   };
   const keptBoot = await kept;
   const boot = await bootFrom(keptBoot, options, stdlib, settings);
+  const keptFiles = boot.restored ? await keptBoot.packages : null;
+  restoredFrom(new Set((keptFiles?.wheels || []).map((wheel) => wheel.sha256)));
   try {
-    return await setUpPython(boot, settings, { options, stdlib, keptPackages: keptBoot.packages, scripts, packageBytecode, pythonSources });
+    return await setUpPython(boot, settings, { options, stdlib, keptFiles, scripts, packageBytecode, pythonSources });
   } catch (err) {
     // A snapshot that restores and then fails would fail every visit: the next one boots normally.
     if (boot.restored) {
@@ -142,7 +150,7 @@ export async function startPython(settings, keptSnapshotFile) {
 
 /* The rest of startPython, once Pyodide is up (`boot`, from bootFrom): the preloaded packages,
  * the Python side, the streams.  Returns {pyodide, bridge, snapshot}. */
-async function setUpPython(boot, settings, { options, stdlib, keptPackages, scripts, packageBytecode, pythonSources }) {
+async function setUpPython(boot, settings, { options, stdlib, keptFiles, scripts, packageBytecode, pythonSources }) {
   const pyodide = boot.pyodide;
   if (pyodide._api) {
     // Pyodide calls this on a fatal error (a crash in C code, a wasm trap, a
@@ -163,7 +171,7 @@ async function setUpPython(boot, settings, { options, stdlib, keptPackages, scri
   if (settings.moduleHint) bridge.set_module_hint(settings.moduleHint);
   useBytecode(pyodide, await packageBytecode);
   const packageFiles = await installPreloaded(pyodide, settings, boot.restored
-    ? { kept: await keptPackages, record: false }
+    ? { kept: keptFiles, record: false }
     : { kept: null, record: keepsSnapshots(settings) && typeof pyodide.makeMemorySnapshot === "function" });
   // Import what was preloaded (numpy: ~0.8 s) now, so that a first Run does not pay for it.
   for (const name of settings.preload) importPreloaded(pyodide, name);

@@ -174,12 +174,20 @@ function hexToBase64(hex) {
   return btoa(bin);
 }
 
-/** Start downloading the preloaded packages' wheels (`wheels`: the settings' preload_wheels,
- * their lock entries by lock key) now, rather than once the lock has been read. */
-export function prefetchPreloaded(wheels) {
-  const names = Object.keys(wheels);
-  names.forEach((name) => prefetchedPackages.add(name));
-  prefetchPackages({ packages: wheels }, names, settings.indexURL);
+/**
+ * Start downloading the preloaded packages' wheels (`wheels`: the settings' preload_wheels, their
+ * lock entries by lock key) now, rather than once the lock has been read, unless `unneeded`
+ * (a promise of a Set of wheel sha256) holds a wheel's sha256: then its fetch gets no bytes (a
+ * restore writes that wheel's kept files instead: package_files.js) and it is not downloaded.
+ */
+export function prefetchPreloaded(wheels, unneeded) {
+  for (const [name, wheel] of Object.entries(wheels)) {
+    prefetchedPackages.add(name);
+    const url = new URL(wheel.file_name, settings.indexURL).href;
+    const init = { integrity: `sha256-${hexToBase64(wheel.sha256)}` };
+    const download = unneeded.then((shas) => (shas.has(wheel.sha256) ? new Response(new Uint8Array(0)) : fetchOrKept(url, init).then(countBody)));
+    provide(url, download);
+  }
 }
 
 /* Start downloading the wheels of `names` and their dependencies, with the

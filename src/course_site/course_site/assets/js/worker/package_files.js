@@ -14,9 +14,10 @@
  *                   its shared libraries, compiled meanwhile by snapshot_reader.js, are
  *                   instantiated from those modules rather than compiled again here.
  *
- * Everything else stays the loader's: it still fetches the wheel (checked by its sha256),
- * loads its shared libraries, marks it loaded and clears importlib's caches.  A wheel
- * with files outside extract_dir (a .data directory) is not recorded.
+ * A kept wheel is not downloaded (network.js: prefetchPreloaded; the loader's fetch gets no
+ * bytes).  Everything else stays the loader's: it loads its shared libraries, marks it loaded
+ * and clears importlib's caches.  A wheel with files outside extract_dir (a .data directory)
+ * is not recorded.
  */
 
 /** Kept wheels, as stored: {wheels: [{file_name, sha256, extract_dir, dynlibs, offset, files: [[path, size]]}], blob}
