@@ -69,6 +69,16 @@ async function snapshotFile(create) {
   return (await snapshotDirectory(create)).getFileHandle(SNAPSHOT_FILE, { create });
 }
 
+/** Whether the site has a kept snapshot file (a promise; false when there is none or no storage). */
+export async function snapshotFileExists() {
+  try {
+    await snapshotFile(false);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Read the site's kept snapshot file and compute its sha256 digests (run in snapshot_reader.js,
  * a worker of its own, so that the Python worker's thread spends none of its time on the 33 MB):
