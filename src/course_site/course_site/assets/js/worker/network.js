@@ -187,6 +187,7 @@ export function prefetchPreloaded(wheels, unneeded) {
     const init = { integrity: `sha256-${hexToBase64(wheel.sha256)}` };
     const download = unneeded.then((shas) => (shas.has(wheel.sha256) ? new Response(new Uint8Array(0)) : fetchOrKept(url, init).then(countBody)));
     provide(url, download);
+    download.catch(() => prefetched.get(url) === download && prefetched.delete(url)); // the loader's fetch tries again
   }
 }
 
