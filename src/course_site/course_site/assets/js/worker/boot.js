@@ -9,7 +9,7 @@ import {
   configure, countBody, fetchDirect, fetchOrKept, fetchPackageBytecode, importScript, keepScriptsInCache, prefetch,
   prefetchPreloaded, prefetchStdlib, provide, useLock,
 } from "./network.js";
-import { bootPyodide, dropSnapshot, keptSnapshot, snapshotFileExists } from "./snapshot.js";
+import { bootPyodide, dropSnapshot, keptSnapshot } from "./snapshot.js";
 import { watchInstalls } from "./package_files.js";
 import { postProgress, progress, setDownloadBytes } from "./progress.js";
 import { flushStream, host, openRunId, writeStream } from "./output.js";
@@ -115,15 +115,13 @@ export async function startPython(settings, keptSnapshotFile) {
   prefetch(indexURL + "pyodide.asm.wasm");
   const kept = snapshotFor(settings, keptSnapshotFile);
   // A restore writes the preloaded wheels' kept files and needs none of their bytes: where a
-  // snapshot file is kept, their download waits until the boot knows whether it restored
-  // (without one, as on a first visit, it starts at once, not after the snapshot reader's answer).
+  // snapshot is kept, their download waits until the boot knows whether it restored (without
+  // one, as on a first visit, `kept` says so at once and the download starts).
   let restoredFrom;
   const restoredWheels = new Promise((resolve) => {
     restoredFrom = resolve;
   });
-  const mayRestore = keepsSnapshots(settings) ? snapshotFileExists() : Promise.resolve(false);
-  const restoring = mayRestore.then((exists) => exists && kept.then((found) => Boolean(found.bytes)));
-  prefetchPreloaded(settings.preloadWheels, restoring.then((restore) => (restore ? restoredWheels : new Set())));
+  prefetchPreloaded(settings.preloadWheels, kept.then((found) => (found.bytes ? restoredWheels : new Set())));
   const stdlib = prefetchStdlib(indexURL, settings.stdlib);
   const packageBytecode = fetchPackageBytecode(settings.packageBytecode);
   readLock(lockFileURL);

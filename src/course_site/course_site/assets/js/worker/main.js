@@ -19,9 +19,16 @@ settings.catch(() => {}); // boot.js reads the failure and tells the page
 const early = [];
 self.onmessage = (event) => early.push(event.data);
 
-// The snapshot that this browser may keep (snapshot.js) is read and hashed now, by a worker of
-// its own: this thread's time goes to the modules and Pyodide's scripts.
-const keptSnapshot = readKeptSnapshot();
+// The snapshot that this browser may keep (snapshot.js), where there is one, is read and hashed
+// now, by a worker of its own: this thread's time goes to the modules and Pyodide's scripts.
+// Without one (a first visit), no reader is started and the boot does not wait for it.
+const keptSnapshot = import("./snapshot.js").then(
+  async ({ missingSnapshotFile }) => {
+    const missing = await missingSnapshotFile();
+    return missing ? { reason: missing } : readKeptSnapshot();
+  },
+  () => ({ reason: "snapshot.js could not be loaded" }), // run.js's import fails too, and says why
+);
 
 /* A promise of snapshot.js's readKeptFile() answer, from snapshot_reader.js, with `libraries`: a
  * promise of its compiled shared libraries (a Map, empty if none); {reason} if that worker fails. */

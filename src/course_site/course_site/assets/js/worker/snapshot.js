@@ -69,13 +69,13 @@ async function snapshotFile(create) {
   return (await snapshotDirectory(create)).getFileHandle(SNAPSHOT_FILE, { create });
 }
 
-/** Whether the site has a kept snapshot file (a promise; false when there is none or no storage). */
-export async function snapshotFileExists() {
+/** Why the site has no kept snapshot file ("no snapshot", or the storage's problem), or null when it has one. */
+export async function missingSnapshotFile() {
   try {
     await snapshotFile(false);
-    return true;
-  } catch {
-    return false;
+    return null;
+  } catch (err) {
+    return storageProblem(err);
   }
 }
 
