@@ -4,7 +4,8 @@
  * import(): pyodide.js and pyodide.asm.js are then loaded with importScripts,
  * from any index URL (self-hosted or a CDN).  V8 keeps no code cache for them
  * here (pyodide.asm.js compiles in ~0.15 s on every visit), but loading them
- * with import() made later visits slower (docs/maintainers.md).  The worker boots as soon as it exists, without
+ * with import() made later visits slower (docs/maintainers.md).  The worker
+ * boots as soon as it exists, without
  * waiting for the page (see worker_prestart.js): the site's settings file is
  * requested here at once, while the modules load.  The page side is
  * ../kernel.js; the messages are in ../protocol.js.

@@ -96,9 +96,13 @@ self.fetch = function courseFetch(input, init) {
 
 /** Start downloading `url`; the next fetch of it gets this response. */
 export function prefetch(url, init = {}) {
-  const promise = fetchOrKept(url, init).then(countBody);
+  return handOnOnce(url, fetchOrKept(url, init).then(countBody));
+}
+
+/* Hand `promise` (of a response) to the next fetch of `url`; if it fails, that fetch tries again. */
+function handOnOnce(url, promise) {
   prefetched.set(url, promise);
-  promise.catch(() => prefetched.delete(url));
+  promise.catch(() => prefetched.get(url) === promise && prefetched.delete(url));
   return promise;
 }
 
@@ -183,12 +187,15 @@ function hexToBase64(hex) {
 export function prefetchPreloaded(wheels, unneeded) {
   for (const [name, wheel] of Object.entries(wheels)) {
     prefetchedPackages.add(name);
-    const url = new URL(wheel.file_name, settings.indexURL).href;
-    const init = { integrity: `sha256-${hexToBase64(wheel.sha256)}` };
+    const { url, init } = wheelRequest(wheel, settings.indexURL);
     const download = unneeded.then((shas) => (shas.has(wheel.sha256) ? new Response(new Uint8Array(0)) : fetchOrKept(url, init).then(countBody)));
-    provide(url, download);
-    download.catch(() => prefetched.get(url) === download && prefetched.delete(url)); // the loader's fetch tries again
+    handOnOnce(url, download);
   }
+}
+
+/* The URL of a lock entry's wheel, and the fetch options that check it as Pyodide's loader would. */
+function wheelRequest(pkg, indexURL) {
+  return { url: new URL(pkg.file_name, indexURL).href, init: pkg.sha256 ? { integrity: `sha256-${hexToBase64(pkg.sha256)}` } : {} };
 }
 
 /* Start downloading the wheels of `names` and their dependencies, with the
@@ -202,9 +209,9 @@ function prefetchPackages(lock, names, indexURL) {
     if (!pkg || seen.has(key)) return;
     seen.add(key);
     (pkg.depends || []).forEach(visit);
-    const url = new URL(pkg.file_name, indexURL).href;
+    const { url, init } = wheelRequest(pkg, indexURL);
     if (prefetched.has(url)) return;
-    prefetch(url, pkg.sha256 ? { integrity: `sha256-${hexToBase64(pkg.sha256)}` } : {});
+    prefetch(url, init);
   };
   names.forEach(visit);
 }

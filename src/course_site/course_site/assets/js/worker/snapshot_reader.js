@@ -2,8 +2,9 @@
  * readKeptFile), then compiles the shared libraries among its package files (compileKeptLibraries),
  * so that the Python worker's thread, which loads Pyodide's scripts meanwhile, spends none of its
  * time on the 33 MB, and its install of numpy does not wait for a compile.  Started by main.js as
- * soon as the Python worker runs, where the file exists; posts readKeptFile's answer (its buffers transferred, not
- * copied), then {libraries: Map path -> WebAssembly.Module} (those that compiled), and ends.
+ * soon as the Python worker runs, where the file exists; posts readKeptFile's answer (its
+ * buffers transferred, not copied), then {libraries: Map path -> WebAssembly.Module} (those
+ * that compiled), and ends.
  */
 import { compileKeptLibraries, readKeptFile } from "./snapshot.js";
 
