@@ -31,10 +31,13 @@ KEPT = "course: snapshot kept"
 TIMEOUT_MS = 120_000
 
 
-def visit(playwright, base_url: str, profile: str, *, first: bool) -> tuple[float, list[str]]:
-    """A visit in a new browser process on ``profile``: ms from navigation start to cell 1 done; the boot lines."""
+def visit(
+    playwright, base_url: str, profile: str, *, first: bool, extra_args: tuple[str, ...] = ()
+) -> tuple[float, list[str]]:
+    """A visit in a new browser process on ``profile`` (Chromium also given ``extra_args``): ms from
+    navigation start to cell 1 done; the boot lines."""
     context = playwright.chromium.launch_persistent_context(
-        profile, executable_path=find_chromium(), args=CHROMIUM_ARGS, bypass_csp=True
+        profile, executable_path=find_chromium(), args=[*CHROMIUM_ARGS, *extra_args], bypass_csp=True
     )
     try:
         page = context.pages[0] if context.pages else context.new_page()
