@@ -1,6 +1,6 @@
 """A later visit, site A against site B: navigation start -> first output of lesson 32's cell 1.
 
-Run:  .venv/bin/python benchmarks/later_visit_ab.py SITE_A SITE_B [--rounds N]
+Run:  .venv/bin/python benchmarks/later_visit_ab.py SITE_A SITE_B [--rounds N] [--next-day]
 
 For comparing two builds of the site (a change to the boot, the snapshot, the worker) on
 (f) alone, side by side.  Each round and each site: a fresh browser profile on disk; a first
@@ -9,8 +9,11 @@ then a new browser process on that profile opens the lesson, clicks Run as soon 
 is live, and the time from navigation start to the cell's end is taken in the page.  The two
 sites alternate which goes first, round by round; each is served on its own loopback port by
 first_output.py's GitHub-Pages-like server (startup/server.py), and Chromium resolves no
-other name.  Prints each
-visit's time and how Python started, the medians, and the per-round ratios B/A.
+other name.  With ``--next-day``, site B is served with ``Cache-Control: max-age=2`` and its
+later visit comes once every entry of its HTTP cache is past that age, as for a learner
+returning the next day (GitHub Pages sends max-age=600): each request is revalidated.  Pass
+the same site twice to compare the two.  Prints each visit's time and how Python started,
+the medians, and the per-round ratios B/A.
 """
 
 from __future__ import annotations
@@ -24,11 +27,13 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 from startup.browser import CHROMIUM_ARGS, find_chromium
-from startup.server import SiteServer
+from startup.server import CACHE_CONTROL, SiteServer
 from startup.site_layout import CELL_MARKUP, LESSON, TEXT_CELL
 
 KEPT = "course: snapshot kept"
 TIMEOUT_MS = 120_000
+NEXT_DAY_MAX_AGE_S = 2  # --next-day: site B's HTTP cache entries expire this soon…
+NEXT_DAY_WAIT_S = 3  # …and its later visit comes this long after its first
 
 
 def visit(
@@ -70,17 +75,21 @@ def main() -> None:
     parser.add_argument("site_a", type=Path)
     parser.add_argument("site_b", type=Path)
     parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--next-day", action="store_true", help="site B's later visit finds its HTTP cache stale")
     args = parser.parse_args()
+    cache_control = {"A": CACHE_CONTROL, "B": f"max-age={NEXT_DAY_MAX_AGE_S}" if args.next_day else CACHE_CONTROL}
     times: dict[str, list[float]] = {"A": [], "B": []}
     with ExitStack() as servers, sync_playwright() as playwright:
         sites = {
-            name: servers.enter_context(SiteServer(root, gzip_text=False)).base_url
+            name: servers.enter_context(SiteServer(root, gzip_text=False, cache_control=cache_control[name])).base_url
             for name, root in (("A", args.site_a), ("B", args.site_b))
         }
         for number in range(args.rounds):
             for name in list(sites) if number % 2 == 0 else list(sites)[::-1]:
                 with tempfile.TemporaryDirectory(prefix="later-visit-") as profile:
                     visit(playwright, sites[name], profile, first=True)
+                    if cache_control[name] != CACHE_CONTROL:
+                        time.sleep(NEXT_DAY_WAIT_S)
                     elapsed, lines = visit(playwright, sites[name], profile, first=False)
                 times[name].append(elapsed)
                 print(f"round {number + 1} {name}: {elapsed:.0f} ms  {' / '.join(lines)}", flush=True)

@@ -45,9 +45,10 @@ class Entry:
 class SiteServer:
     """A GitHub-Pages-like static server on 127.0.0.1 that logs what it sends."""
 
-    def __init__(self, root: Path, gzip_text: bool) -> None:
+    def __init__(self, root: Path, gzip_text: bool, cache_control: str = CACHE_CONTROL) -> None:
         self.root = root.resolve()
         self.gzip = gzip_text
+        self.cache_control = cache_control
         self.files: dict[Path, Entry] = {}
         self.lock = threading.Lock()
         self.log: list[dict] = []
@@ -145,7 +146,7 @@ class SiteServer:
             etag = entry.etag[:-1] + '-gzip"' if gzipped else entry.etag  # one tag per representation
             headers += [
                 ("Content-Type", entry.content_type),
-                ("Cache-Control", CACHE_CONTROL),
+                ("Cache-Control", self.cache_control),
                 ("ETag", etag),
                 ("Last-Modified", entry.last_modified),
                 ("Access-Control-Allow-Origin", "*"),
