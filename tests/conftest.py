@@ -75,6 +75,12 @@ def build_site(dest: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.fixture
+def benchmarks_importable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``benchmarks/`` on ``sys.path``, as its scripts run: its modules import as ``startup.…``, ``wasm_tiers``."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The course site, built once per test session."""

@@ -8,13 +8,10 @@ from types import ModuleType
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-
 
 @pytest.fixture
-def startup(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+def startup(benchmarks_importable: None) -> ModuleType:
     """The benchmark's package, imported as ``first_output.py`` imports it."""
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
     import startup.built_site
     import startup.cli
 

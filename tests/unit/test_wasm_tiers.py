@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-
 
 @pytest.fixture
-def wasm_tiers(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+def wasm_tiers(benchmarks_importable: None) -> ModuleType:
     """The tool, imported as its own directory's script would be."""
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
     import wasm_tiers
 
     return wasm_tiers
