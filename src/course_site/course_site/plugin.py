@@ -96,9 +96,6 @@ class CoursePlugin(BasePlugin[CourseConfig]):
             logging.getLogger("mkdocs").addHandler(self.error_log)
         _register_fences(config, self._validate, self._format)
         _require_extension(config, "pymdownx.arithmatex", {"generic": True})
-        config.extra_css.extend(site_assets.STYLESHEETS)
-        config.extra_javascript.append(ExtraScriptValue(site_assets.ENHANCE))
-        config.extra_javascript[-1].type = "module"
         project = self.root / self.config.package_project
         package = site_assets.CoursePackage(project, project / self.config.package_source)
         with _as_plugin_error("course: Pyodide assets: "):
@@ -123,6 +120,9 @@ class CoursePlugin(BasePlugin[CourseConfig]):
                 output_limits=limits,
             )
             self.runner = self._page_runner(limits) if self.config.execute else None
+        config.extra_css.extend(self.worker_settings.runner_files(site_assets.STYLESHEETS))
+        config.extra_javascript.append(ExtraScriptValue(*self.worker_settings.runner_files([site_assets.ENHANCE])))
+        config.extra_javascript[-1].type = "module"
         return config
 
     def _page_runner(self, limits: site_assets.OutputLimits) -> PageRunner:
@@ -186,8 +186,8 @@ class CoursePlugin(BasePlugin[CourseConfig]):
 
     def on_post_build(self, config: MkDocsConfig) -> None:
         """``post_build``: publish Pyodide, the course wheel, the scripts and worker-settings.json."""
-        site_assets.publish(self.shipped, self.worker_settings, Path(config.site_dir))
         site_assets.publish_figures(self.figures, Path(config.site_dir))
+        site_assets.publish(self.shipped, self.worker_settings, Path(config.site_dir))
         logging.getLogger("mkdocs").removeHandler(self.error_log)
 
     def on_build_error(self, error: Exception) -> None:

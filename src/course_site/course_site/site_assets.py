@@ -2,14 +2,16 @@
 
 Layout under the site folder::
 
-    course-sw.js                 the service worker: offline use, cache-first Pyodide
+    course-sw.js                 the service worker: offline use, the site's pages revalidated
     pyodide/v<version>/          verified Pyodide core files and wheels, matplotlib's font list,
                                  the derived bytecode: python_stdlib-pyc-<hash>.zip (the pre-compiled
                                  stdlib), site-packages-pyc-<hash>.zip (the preloaded packages')
-    assets/course/js|css|vendor|py/   the cell runner
+    assets/course/runner-<hash>/js|css|vendor|py|fonts/   the cell runner, in a folder named by its
+                                 content, so that a page only ever loads its own build's runner
     assets/course/wheels/<hash>/<package>-<version>-py3-none-any.whl   the course package
     assets/course/pyodide-lock-<hash>.json   the official lock, trimmed, plus the course package
-    assets/course/worker-settings.json   where all of the above is, for the Python worker
+    assets/course/worker-settings.json   where all of the above is, for the Python worker (revalidated)
+    assets/course/offline-<version>.json   what the service worker's install keeps for offline use
     assets/course/figures/<hash>.png   build-time figures of the cells
 
 Builder-neutral: the MkDocs plugin calls it and turns its errors into MkDocs errors.
@@ -35,16 +37,23 @@ from .wheel import Wheel, build_wheel
 
 ASSETS = Path(__file__).parent / "assets"
 SITE_FOLDER = "assets/course"
-STYLESHEETS = [f"{SITE_FOLDER}/css/course.css", f"{SITE_FOLDER}/css/ansi.css", f"{SITE_FOLDER}/math.css"]
-ENHANCE = f"{SITE_FOLDER}/js/enhance.js"
-WORKER = f"{SITE_FOLDER}/js/worker/main.js"
+STYLESHEETS = ["css/course.css", "css/ansi.css", "math.css"]  # in the runner folder (runner_folder())
+ENHANCE = "js/enhance.js"
+WORKER = "js/worker/main.js"
 WORKER_PRESTART = Path(__file__).with_name("worker_prestart.js")
 """Inlined at the top of ``<head>`` on pages with cells: starts the Python worker during parsing."""
 FONT_CACHE = "matplotlib-fontlist.json"
 """matplotlib's font list, prebuilt in Pyodide by scripts/matplotlib_font_cache.mjs."""
 SERVICE_WORKER = Path(__file__).with_name("service_worker.js")
 SERVICE_WORKER_NAME = "course-sw.js"  # at the site root, so that its scope covers every page
+SERVICE_WORKER_PROTOCOL = "./assets/course/js/protocol.js"
+"""The service worker's import of protocol.js, as written in service_worker.js; published from the runner folder."""
 WORKER_SETTINGS = "worker-settings.json"
+NOT_KEPT_OFFLINE = re.compile(
+    r"^(pyodide/|sitemap\.xml|course-sw\.js$|assets/course/offline-|assets/javascripts/lunr/)|\.map$"
+)
+"""Site files the service worker's install does not keep: Pyodide's (the Python worker keeps what it
+fetches), the sitemap, source maps and the search's other languages (unused: the site is in English)."""
 
 MB = 1e6
 log = logging.getLogger("mkdocs.plugins.course")
@@ -198,6 +207,15 @@ class WorkerSettings:
     def version(self) -> str:
         return self.config["version"]
 
+    @property
+    def runner_folder(self) -> str:
+        """This build's runner folder, from the site's root (`runner_folder`)."""
+        return f"{SITE_FOLDER}/{self.config['runner_folder'].rstrip('/')}"
+
+    def runner_files(self, names: list[str]) -> list[str]:
+        """``names`` (paths inside the runner, e.g. `STYLESHEETS`) as site paths in this build's runner folder."""
+        return [f"{self.runner_folder}/{name}" for name in names]
+
 
 def worker_settings(
     shipped: ShippedPython,
@@ -246,6 +264,7 @@ def worker_settings(
         if shipped.bytecode and shipped.bytecode.packages
         else None,
         "service_worker": f"../../{SERVICE_WORKER_NAME}",
+        "runner_folder": f"{runner_folder().removeprefix(SITE_FOLDER + '/')}/",
         "matplotlib_font_cache": f"../../{shipped.index_path}{FONT_CACHE}",
         # Names the caches and busts browser caches: changes with Pyodide, the package, the lock and the runner.
         "version": f"{shipped.version}-{shipped.wheel.sha256[:8]}-{lock_hash[:8]}-{_runner_digest()[:8]}",
@@ -270,16 +289,29 @@ def _derived_entry(shipped: ShippedPython, derived: derived_stdlib.DerivedZip) -
 def _runner_digest() -> str:
     """sha256 over the runner's files (scripts, styles, Python glue) and the service worker."""
     digest = hashlib.sha256()
-    for path in sorted([*ASSETS.rglob("*"), SERVICE_WORKER]):
+    for path in sorted([*ASSETS.rglob("*"), SERVICE_WORKER, WORKER_PRESTART]):
         if path.is_file() and "__pycache__" not in path.parts:
             digest.update(path.relative_to(ASSETS.parent).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 
+def runner_folder() -> str:
+    """Where the runner's files are published, from the site's root: a folder named by their content.
+
+    A page links its own build's runner, so a page kept by a browser cache never runs with the
+    scripts of a later deploy (nor a new page with a cached old script): each build's are elsewhere.
+    """
+    return f"{SITE_FOLDER}/runner-{_runner_digest()[:16]}"
+
+
 def starter_script(page_url: str, settings: WorkerSettings) -> str:
-    """The inline ``<script>`` that starts the page's Python worker from ``<head>`` (worker_prestart.js)."""
-    worker = f"{_relative_url(WORKER, page_url)}?v={settings.version}"
-    return tag("script", {"data-worker": worker}, Raw(_script_code(WORKER_PRESTART))).html
+    """The inline ``<script>`` that starts the page's Python worker from ``<head>`` (worker_prestart.js).
+
+    It carries the page's build (``data-version``): a page whose build is not the settings' reloads (kernel.js).
+    """
+    worker = f"{_relative_url(settings.runner_files([WORKER])[0], page_url)}?v={settings.version}"
+    attributes = {"data-worker": worker, "data-version": settings.version}
+    return tag("script", attributes, Raw(_script_code(WORKER_PRESTART))).html
 
 
 def _relative_url(path: str, page_url: str) -> str:
@@ -297,10 +329,12 @@ def _script_code(path: Path) -> str:
 
 
 def publish(shipped: ShippedPython, settings: WorkerSettings, site_dir: Path) -> None:
-    """Copy the runner, Pyodide and the course wheel into ``site_dir``; write the lock and the worker settings."""
+    """Copy the runner, Pyodide and the course wheel into ``site_dir``; write the lock, the worker
+    settings and the list of what the service worker keeps for offline use (`offline_list`)."""
     course = site_dir / SITE_FOLDER
-    shutil.copytree(ASSETS, course, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy2(SERVICE_WORKER, site_dir / SERVICE_WORKER_NAME)
+    runner = site_dir / settings.runner_folder
+    shutil.copytree(ASSETS, runner, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+    (site_dir / SERVICE_WORKER_NAME).write_text(service_worker_code(settings.runner_folder))
     index = site_dir / shipped.index_path
     if shipped.base_url is None:
         pyodide_assets.copy_assets(shipped.assets, index)
@@ -313,6 +347,34 @@ def publish(shipped: ShippedPython, settings: WorkerSettings, site_dir: Path) ->
     _copy_wheel(shipped, site_dir)
     (course / settings.lock_name).write_text(settings.lock_text)
     (course / WORKER_SETTINGS).write_text(json.dumps(settings.config, indent=2))
+    (site_dir / offline_list_path(settings.version)).write_text(json.dumps(offline_list(site_dir), indent=0))
+
+
+def service_worker_code(runner: str) -> str:
+    """service_worker.js as published at the site's root: it imports protocol.js from the ``runner`` folder."""
+    code = SERVICE_WORKER.read_text()
+    if SERVICE_WORKER_PROTOCOL not in code:
+        raise SettingsError(f"course: {SERVICE_WORKER.name} no longer imports {SERVICE_WORKER_PROTOCOL}")
+    return code.replace(SERVICE_WORKER_PROTOCOL, f"./{runner}/js/protocol.js")
+
+
+def offline_list_path(version: str) -> str:
+    """Where the build lists what offline use needs (the service worker's install reads it)."""
+    return f"{SITE_FOLDER}/offline-{version}.json"
+
+
+def offline_list(site_dir: Path) -> list[str]:
+    """Every file of the site that offline use needs, as URLs from the site's root (``x/`` for ``x/index.html``).
+
+    All but Pyodide's files (the Python worker keeps those it fetches, in a cache that outlives a
+    deploy), the sitemap and the service worker itself.
+    """
+    urls = []
+    for path in sorted(site_dir.rglob("*")):
+        relative = path.relative_to(site_dir).as_posix()
+        if path.is_file() and not NOT_KEPT_OFFLINE.search(relative):
+            urls.append(relative.removesuffix("index.html") if relative.endswith("index.html") else relative)
+    return [url or "./" for url in urls]
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 /* Starts the page's Python worker while the browser is still parsing the page.
  *
  * The course plugin inlines this script at the top of <head> on pages with cells,
- * as <script data-worker="…/assets/course/js/worker/main.js?v=…">.  The worker
+ * as <script data-worker="…/assets/course/runner-<hash>/js/worker/main.js?v=…" data-version="…">.  The worker
  * boots Pyodide on its own (it reads worker-settings.json itself), so Python
  * starts before the theme, the editors and the math take the main thread.
  * page_kernel.js adopts the worker and replays the events it sent before anyone
@@ -20,5 +20,6 @@
   } catch {
     // No worker here (e.g. a page opened from a file): the kernel tries again and says why.
   }
-  window.coursePython = { url, worker, events };
+  // The page's build: a page whose build is not the settings' reloads once (page_kernel.js).
+  window.coursePython = { url, worker, events, version: document.currentScript.dataset.version || null };
 })();

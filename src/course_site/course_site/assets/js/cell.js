@@ -16,7 +16,8 @@
  * The contract that tests and assistive technology rely on: the region has
  * aria-busy="true" while a run is queued, waits for Python or runs, and
  * data-status="ok" | "error" | "stopped" once a run has ended.  Edits are kept
- * across reloads (edits.js).
+ * across reloads and reach the page's other tabs (edits.js); an edit of code that a
+ * deploy changed is offered back with a "Restore my edit" button (course-cell__changed).
  */
 import { appendSegments, render, TerminalOutput } from "./ansi.js";
 import { EditStore } from "./edits.js";
@@ -99,7 +100,7 @@ export class Cell {
     this.index = root.getAttribute(DATA.index) || String(++uid);
     this.original = root.getAttribute(DATA.code) ?? this.part("static").textContent;
     this.edits = new EditStore(this.index, this.original);
-    this.draft = this.edits.load() ?? this.original; // the code while there is no editor yet
+    this.draft = this.edits.load().code ?? this.original; // the code while there is no editor yet
     this.runDoneListeners = [];
     this.setup = root.getAttribute(DATA.setup) || "";
     this.filename = `<cell ${this.index}>`;
@@ -160,7 +161,54 @@ export class Cell {
     if (label) label.hidden = false;
     this.renderPrecomputed();
     this.showEdited();
+    this.showEarlierEdit();
+    this.stopWatchingEdits = this.edits.watch(({ code }) => this.editedElsewhere(code ?? this.original));
     this.updateEmpty();
+  }
+
+  /* A deploy changed the lesson's code of this cell after the learner edited it: the cell shows
+   * the new code and says so, with a button that puts the learner's edit back (edits.js). */
+  showEarlierEdit() {
+    const earlier = this.edits.earlier;
+    if (earlier === null || earlier === this.draft) {
+      this.changedNotice?.remove();
+      this.changedNotice = null;
+      if (earlier !== null) this.edits.forgetEarlier();
+      return;
+    }
+    if (this.changedNotice) return;
+    const restore = el("button", { type: "button", class: `${CELL.button} ${CELL.restore}`, text: "Restore my edit" });
+    restore.addEventListener("click", () => this.restoreEarlierEdit());
+    this.changedNotice = el(
+      "p",
+      { class: CELL.changed },
+      "The lesson's code of this cell changed since you edited it: it shows the new code. ",
+      restore,
+    );
+    this.toolbar.before(this.changedNotice);
+  }
+
+  /** Put the learner's edit of the cell's earlier code back; Reset then gives the lesson's new code. */
+  restoreEarlierEdit() {
+    const earlier = this.edits.earlier;
+    if (earlier === null) return;
+    const hadFocus = this.changedNotice?.contains(document.activeElement);
+    this.edits.forgetEarlier();
+    this.setEditorCode(earlier);
+    this.showEarlierEdit();
+    if (hadFocus) (this.view ?? this.runButton).focus();
+  }
+
+  /* Another tab saved (or reset) this cell: show its code, so that this tab's next key does not overwrite it. */
+  editedElsewhere(code) {
+    this.showEarlierEdit();
+    if (code === this.code) return;
+    this.draft = code;
+    if (this.view) {
+      const doc = this.view.state.doc;
+      this.view.dispatch({ changes: { from: 0, to: doc.length, insert: code }, annotations: this.cm.isolateHistory.of("full") });
+    }
+    this.showEdited();
   }
 
   /** Build-time output as live output looks: terminal sequences rendered, not printed raw. */
@@ -357,8 +405,10 @@ export class Cell {
     if (this.job) this.kernel.stop(this.job, "user");
   }
 
-  /** Put back the lesson's code and forget the edit; in the editor, Ctrl+Z brings the edit back. */
+  /** Put back the lesson's code and forget the edit (and an earlier one); in the editor, Ctrl+Z brings the edit back. */
   reset() {
+    this.edits.forgetEarlier();
+    this.showEarlierEdit();
     this.setEditorCode(this.original);
   }
 
@@ -587,6 +637,7 @@ export class Cell {
   }
 
   destroy() {
+    this.stopWatchingEdits?.();
     this.kernel.removeEventListener("progress", this.onKernelChange);
     this.kernel.removeEventListener("state", this.onKernelChange);
     for (const url of this.objectURLs) URL.revokeObjectURL(url);

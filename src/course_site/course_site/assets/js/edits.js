@@ -1,10 +1,14 @@
-/* A learner's edits of a cell, kept in localStorage across reloads.
+/* A learner's edits of a cell, kept in localStorage across reloads and shared by the tabs.
  *
- * One entry per page and cell: key "course-edit:<page path>:<cell index>",
- * value {"codeHash", "code"}.  codeHash is the hash of the lesson's code the
- * edit started from: once the lesson's cell changes, the stale edit is
- * dropped.  Storage that is full, disabled or throws never breaks a cell:
- * every access is wrapped, and a failed one just means the edit is not kept.
+ * One entry per page and cell: key "course-edit:<page path>:<cell index>", value
+ * {"codeHash", "code" (null: not edited), "earlier"?: {"code"}}.  codeHash is the
+ * hash of the lesson's code the edit started from.  When a deploy changes the
+ * lesson's cell, the edit no longer fits it: it is not deleted but kept as
+ * `earlier` until the learner restores it (it becomes the edit of the new code)
+ * or resets the cell.
+ * Another tab's save of the same cell arrives as a `storage` event (watch()).
+ * Storage that is full, disabled or throws never breaks a cell: every access is
+ * wrapped, and a failed one just means the edit is not kept.
  */
 
 const PREFIX = "course-edit:";
@@ -27,40 +31,102 @@ function storage() {
   }
 }
 
+/**
+ * What an entry's stored text says about the lesson code whose hash is `hash`:
+ * {code: the learner's edit of that code, or null; earlier: an edit of an earlier
+ * version of the cell, or null}.  Unreadable text reads as no edit.
+ */
+export function readEntry(raw, hash) {
+  const none = { code: null, earlier: null };
+  if (!raw) return none;
+  let entry;
+  try {
+    entry = JSON.parse(raw);
+  } catch {
+    return none;
+  }
+  if (!entry || typeof entry.codeHash !== "string") return none;
+  const code = typeof entry.code === "string" ? entry.code : null;
+  const earlier = typeof entry.earlier?.code === "string" ? entry.earlier.code : null;
+  if (entry.codeHash === hash) return { code, earlier };
+  // The lesson's code changed: the learner's edit (the newest one) is now an earlier one.
+  return { code: null, earlier: code ?? earlier };
+}
+
+/** The stored text for edit `code` (or null) of the code whose hash is `hash`, with `earlier`
+ * (or null); null when there is nothing to keep. */
+export function writeEntry(hash, code, earlier) {
+  if (code === null && earlier === null) return null;
+  return JSON.stringify({ codeHash: hash, code, ...(earlier === null ? {} : { earlier: { code: earlier } }) });
+}
+
 /** The edits of cell `index` of this page, whose lesson code is `original`. */
 export class EditStore {
   constructor(index, original) {
     this.key = `${PREFIX}${location.pathname}:${index}`;
     this.hash = codeHash(original);
+    this.code = null; // the learner's edit of the lesson's code, or null
+    this.earlier = null; // an edit of an earlier version of the cell, or null
   }
 
-  /** The kept edit, or null (none, stale, unreadable). A stale one is removed. */
+  /** The kept edit and earlier edit: {code, earlier}, each a string or null. */
   load() {
-    try {
-      const raw = storage()?.getItem(this.key);
-      if (!raw) return null;
-      const entry = JSON.parse(raw);
-      if (entry && entry.codeHash === this.hash && typeof entry.code === "string") return entry.code;
-      this.forget();
-    } catch {
-      // unreadable: as if nothing was kept
-    }
-    return null;
+    this.apply(this.read());
+    return { code: this.code, earlier: this.earlier };
   }
 
+  /** Keep `code` as the learner's edit. */
   save(code) {
+    this.code = code;
+    this.write();
+  }
+
+  /** Forget the edit (the code is the lesson's again); an earlier edit stays. */
+  forget() {
+    this.code = null;
+    this.write();
+  }
+
+  /** Forget the earlier edit (the learner reset the cell or restored it). */
+  forgetEarlier() {
+    this.earlier = null;
+    this.write();
+  }
+
+  /**
+   * Call `listener({code, earlier})` when another tab changes this cell's entry;
+   * returns a function that stops it.
+   */
+  watch(listener) {
+    const onStorage = (event) => {
+      if (event.key !== this.key && event.key !== null) return; // null: that tab cleared the storage
+      this.apply(readEntry(event.key === null ? null : event.newValue, this.hash));
+      listener({ code: this.code, earlier: this.earlier });
+    };
+    globalThis.addEventListener?.("storage", onStorage);
+    return () => globalThis.removeEventListener?.("storage", onStorage);
+  }
+
+  read() {
     try {
-      storage()?.setItem(this.key, JSON.stringify({ codeHash: this.hash, code }));
+      return readEntry(storage()?.getItem(this.key), this.hash);
+    } catch {
+      return { code: null, earlier: null }; // unreadable: as if nothing was kept
+    }
+  }
+
+  apply({ code, earlier }) {
+    this.code = code;
+    this.earlier = earlier;
+  }
+
+  write() {
+    try {
+      const text = writeEntry(this.hash, this.code, this.earlier);
+      if (text === null) storage()?.removeItem(this.key);
+      else storage()?.setItem(this.key, text);
     } catch {
       // full or disabled: the edit lives until the page is left
-    }
-  }
-
-  forget() {
-    try {
-      storage()?.removeItem(this.key);
-    } catch {
-      // disabled: nothing was kept
     }
   }
 }

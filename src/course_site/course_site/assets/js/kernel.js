@@ -7,7 +7,8 @@
  * The messages are in protocol.js.
  *
  * Events (EventTarget): "state" when `state` changes, "progress" while Python
- * boots, "idle" when Python is ready and no run waits or runs (see `idle`).
+ * boots, "idle" when Python is ready and no run waits or runs (see `idle`),
+ * "settings" when the worker has read the site's settings file (`settings`).
  *
  * Stop: with crossOriginIsolated, Int32Array(SharedArrayBuffer)[0] = 2 (SIGINT)
  * raises KeyboardInterrupt in the cell; if the run has not ended 2 s later (or
@@ -244,6 +245,7 @@ export class Kernel extends EventTarget {
       case MessageType.SETTINGS:
         this.settings = msg.settings;
         this.settingsURL = msg.url;
+        this.emit("settings");
         return;
       case MessageType.PROGRESS:
         this.progress = { phase: msg.phase, loaded: msg.loaded, total: msg.total };

@@ -27,11 +27,39 @@ function start() {
   if (!early) throw new Error("course: this page has cells but not the worker_prestart script that the course plugin adds");
   delete window.coursePython;
   const kernel = new Kernel({ workerURL: early.url });
+  reloadIfAnotherBuild(kernel, early.version);
   renderAllOnceSettled(kernel);
   registerServiceWorkerOnceIdle(kernel);
   whenPythonQuiet(kernel, () => kernel.keepSnapshot());
   kernel.start(early);
   return { kernel };
+}
+
+const RELOADED_FOR = "course-reloaded-for"; // sessionStorage: the build a reload was made for
+
+/* The settings file is always revalidated, so it is the deployed build's; a page kept by a
+ * browser cache may be an older build's.  Such a page would run its cells with another
+ * build's Python: it reloads at once, before any cell runs, and only once per build (a
+ * host that keeps serving the old page must not make it reload for ever). */
+function reloadIfAnotherBuild(kernel, pageVersion) {
+  kernel.addEventListener("settings", () => {
+    const deployed = kernel.settings?.version;
+    if (!deployed || !pageVersion || deployed === pageVersion) return;
+    let reloaded = null;
+    try {
+      reloaded = sessionStorage.getItem(RELOADED_FOR);
+      sessionStorage.setItem(RELOADED_FOR, deployed);
+    } catch {
+      // no session storage: the reload's guard is lost, so do not reload
+      reloaded = deployed;
+    }
+    if (reloaded === deployed) {
+      console.warn(`course: this page is build ${pageVersion}, the site's settings are build ${deployed}`);
+      return;
+    }
+    kernel.dispose();
+    location.reload();
+  }, { once: true });
 }
 
 /** Run `fn` when the page is idle (or soon, where requestIdleCallback is missing). */

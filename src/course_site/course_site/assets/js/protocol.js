@@ -86,8 +86,13 @@ export const DEFAULT_LIMITS = Object.freeze({ maxLines: 2000, maxChars: 200000, 
  * the Python worker keeps a copy of each (Pyodide's in the Pyodide cache, the
  * rest in the site cache) and falls back to it when the network fails.
  * Everything else of the site's origin (pages, scripts, styles) the service
- * worker serves network-first, with the site cache as the offline fallback.
- * Caches of other versions are deleted when a new service worker activates.
+ * worker serves network-first, with the site cache as the offline fallback:
+ * revalidated (a host's max-age would keep an old build's page), except files
+ * named by their content (the runner's folder `assets/course/runner-<hash>/`,
+ * build-time figures, the theme's hashed bundles), which never change.  Its
+ * install keeps the files the build lists in `assets/course/offline-<version>.json`.
+ * Caches of other versions are deleted when a new service worker activates,
+ * but the newest of the older site caches (a page of that build may be open).
  *
  * Two files of Pyodide's are made, not shipped as is: the derived pre-compiled stdlib
  * (`pyodide/v<version>/python_stdlib-pyc-<hash>.zip`, made by the build, versioned like
@@ -98,14 +103,31 @@ export const DEFAULT_LIMITS = Object.freeze({ maxLines: 2000, maxChars: 200000, 
  */
 
 const VERSIONED = /\/pyodide\/v[^/]+\/|\/assets\/course\/wheels\/[0-9a-f]+\/|\/assets\/course\/pyodide-lock-[0-9a-f]+\.json$/;
+const IMMUTABLE = /\/assets\/course\/runner-[0-9a-f]+\/|\/assets\/course\/figures\/[0-9a-f]+\.png$|\.[0-9a-f]{8,}\.min\.(js|css)$/;
 const CACHE_PREFIX = "course-";
+const SITE_CACHE_PREFIX = `${CACHE_PREFIX}site-`;
 
 /** The official standard library's file name: the fallback for the derived one, and its id in a snapshot's record. */
 export const OFFICIAL_STDLIB = "python_stdlib.zip";
 
 /** The site's caches: one per site version, one per Pyodide version. */
 export function cacheNames(siteVersion, pyodideVersion) {
-  return { site: `${CACHE_PREFIX}site-${siteVersion}`, pyodide: `${CACHE_PREFIX}pyodide-${pyodideVersion}` };
+  return { site: `${SITE_CACHE_PREFIX}${siteVersion}`, pyodide: `${CACHE_PREFIX}pyodide-${pyodideVersion}` };
+}
+
+/** True for a site cache (of any version). */
+export function isSiteCache(name) {
+  return name.startsWith(SITE_CACHE_PREFIX);
+}
+
+/** The build's list of what offline use needs, from the site's root (site_assets.offline_list_path). */
+export function offlineListURL(siteVersion) {
+  return `assets/course/offline-${encodeURIComponent(siteVersion)}.json`;
+}
+
+/** True if `url` (a URL) names a file by its content: it never changes, so it is not revalidated. */
+export function isImmutable(url) {
+  return IMMUTABLE.test(url.pathname);
 }
 
 /** True for a cache of the site's that `names` no longer use. */

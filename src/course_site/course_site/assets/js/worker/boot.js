@@ -171,9 +171,8 @@ async function setUpPython(boot, settings, { options, stdlib, keptFiles, scripts
   const bridge = pyodide.pyimport("worker_bridge");
   if (settings.moduleHint) bridge.set_module_hint(settings.moduleHint);
   useBytecode(pyodide, await packageBytecode);
-  const packageFiles = await installPreloaded(pyodide, settings, boot.restored
-    ? { kept: keptFiles, record: false }
-    : { kept: null, record: keepsSnapshots(settings) && typeof pyodide.makeMemorySnapshot === "function" });
+  const canKeep = keepsSnapshots(settings) && typeof pyodide.makeMemorySnapshot === "function";
+  const packageFiles = await installPreloaded(pyodide, settings, { kept: boot.restored ? keptFiles : null, record: canKeep });
   // Import what was preloaded (numpy: ~0.8 s) now, so that a first Run does not pay for it.
   for (const name of settings.preload) importPreloaded(pyodide, name);
   progress.loaded = progress.total = Math.max(progress.loaded, progress.total);
@@ -185,7 +184,8 @@ async function setUpPython(boot, settings, { options, stdlib, keptFiles, scripts
 
 /* Install the preloaded packages (numpy, posenc): a wheel whose files `kept` holds
  * (the restored snapshot's, or null) from those, else unpacked; if `record` (this visit
- * will keep a snapshot), what they wrote is recorded.  Returns that record (package_files.js). */
+ * may keep a snapshot), what they wrote is recorded.  Returns the files to keep with a new
+ * snapshot (package_files.js), or null: a restore whose kept files held every wheel needs none. */
 async function installPreloaded(pyodide, settings, { kept, record }) {
   const watch = watchInstalls(pyodide, { wanted: settings.preloadWheels, kept, record });
   try {
@@ -197,6 +197,8 @@ async function installPreloaded(pyodide, settings, { kept, record }) {
     const libraries = `${watch.precompiled} shared libraries compiled meanwhile`;
     console.info(`course: ${watch.used.join(", ")} installed from the files kept with the snapshot (${libraries})`);
   }
+  if (kept && !watch.outdated()) return null;
+  if (kept) console.info("course: a preloaded package changed since the snapshot: a new one will be kept");
   return watch.recorded();
 }
 
@@ -270,14 +272,16 @@ async function bootFrom(kept, options, stdlib, settings) {
 
 /**
  * Keep a snapshot of a bare interpreter for the next visit (the page was idle), unless
- * this boot restored one or there is no offline storage.  It is made in a worker of its
+ * this boot restored one whose package files held every preloaded wheel, or there is no
+ * offline storage.  It is made in a worker of its
  * own (snapshot_maker.js), so that runs need not wait, and putOffSnapshot() stops it.
  * `snapshot` is what startPython returned under that name.  Resolves to false if it was
  * put off (to be made later), else true (kept, or it cannot be).
  */
 export async function keepSnapshot(snapshot) {
   const { pyodide, restored, options, stdlib, settings, packageFiles } = snapshot;
-  if (restored || !keepsSnapshots(settings)) return true;
+  // A restore remakes the snapshot only when its kept package files are outdated (packageFiles).
+  if ((restored && !packageFiles) || !keepsSnapshots(settings)) return true;
   if (typeof pyodide.makeMemorySnapshot !== "function") {
     console.info("course: no snapshot kept (makeMemorySnapshot missing)");
     return true;

@@ -12,7 +12,8 @@
  */
 "use strict";
 
-const SETTINGS_URL = new URL("../../worker-settings.json", self.location.href);
+// In assets/course/, beside this build's runner folder (assets/course/runner-<hash>/js/worker/).
+const SETTINGS_URL = new URL("../../../worker-settings.json", self.location.href);
 const settings = fetch(SETTINGS_URL, { cache: "no-cache" });
 settings.catch(() => {}); // boot.js reads the failure and tells the page
 

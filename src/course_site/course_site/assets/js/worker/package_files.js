@@ -14,6 +14,10 @@
  *                   its shared libraries, compiled meanwhile by snapshot_reader.js, are
  *                   instantiated from those modules rather than compiled again here.
  *
+ *   a restore where a preloaded wheel changed (a deploy with a new version of the course
+ *                   package): that wheel is unpacked, its files recorded, and `outdated` is set, so
+ *                   that a new snapshot is made with the kept files and the recorded ones.
+ *
  * A kept wheel is not downloaded (network.js: prefetchPreloaded; the loader's fetch gets no
  * bytes).  Everything else stays the loader's: it loads its shared libraries, marks it loaded
  * and clears importlib's caches.  A wheel with files outside extract_dir (a .data directory)
@@ -29,13 +33,22 @@ const NONE = { wheels: [], blob: new Uint8Array(0) };
  * ({lock key: {file_name, sha256}}).  `kept` ({wheels, blob}, or null): wheels to write
  * from kept files.  `record`: whether to record the files that the other wanted wheels
  * write.  Returns {stop, used: the packages written from kept files, precompiled: how many of
- * their shared libraries were instantiated from modules compiled meanwhile, recorded(): {wheels, blob}}.
+ * their shared libraries were instantiated from modules compiled meanwhile, outdated(): whether
+ * `kept` lacked a wanted wheel that was recorded, recorded(): {wheels, blob}: the kept wheels
+ * that were written and the recorded ones}.
  */
 export function watchInstalls(pyodide, { wanted, kept, record }) {
   const loader = pyodide._api?.package_loader;
   const recorded = [];
   const used = [];
-  const watch = { stop: () => {}, used, precompiled: 0, recorded: () => joinRecorded(recorded) };
+  const reused = []; // the kept wheels written, as recorded ones
+  const watch = {
+    stop: () => {},
+    used,
+    precompiled: 0,
+    outdated: () => Boolean(kept) && recorded.length > 0,
+    recorded: () => joinRecorded([...reused, ...recorded]),
+  };
   if (typeof loader?.unpack_buffer?.callKwargs !== "function") return watch;
 
   const unpack = loader.unpack_buffer;
@@ -49,6 +62,7 @@ export function watchInstalls(pyodide, { wanted, kept, record }) {
       writeKeptFiles(pyodide.FS, keptWheel, kept.blob);
       keptWheel.dynlibs.forEach((path) => keptLibraries.add(path));
       used.push(name);
+      if (record) reused.push(asRecorded(keptWheel, kept.blob));
       return [...keptWheel.dynlibs];
     }
     if (!sha256 || !record) return unpack.callKwargs(kwargs);
@@ -125,6 +139,12 @@ function writtenSince(before, after) {
 function readWheelFiles(FS, wheel, paths) {
   const contents = paths.map((path) => FS.readFile(path));
   return { ...wheel, files: paths.map((path, i) => [path, contents[i].byteLength]), contents };
+}
+
+/* A kept `wheel` (its files in `blob` at its offset) as a recorded one, its bytes not copied. */
+function asRecorded({ offset, ...wheel }, blob) {
+  const size = wheel.files.reduce((sum, [, bytes]) => sum + bytes, 0);
+  return { ...wheel, contents: [blob.subarray(offset, offset + size)] };
 }
 
 /* The recorded wheels as stored: each wheel's files at its offset in one blob. */

@@ -29,8 +29,9 @@
  * secret, shared by that learner's restores, as under a fixed PYTHONHASHSEED.
  */
 const SNAPSHOT_DIRECTORY = "course-snapshots"; // in the origin private file system
-/* The site's snapshot file: named after the site's assets/course/ (this file is in its js/worker/). */
-const SNAPSHOT_FILE = `${encodeURIComponent(new URL("../../", import.meta.url).href)}.bin`;
+/* The site's snapshot file: named after the site's assets/course/ (this file is in its
+ * runner-<hash>/js/worker/), so that every build of the site keeps one file, in one place. */
+const SNAPSHOT_FILE = `${encodeURIComponent(new URL("../../../", import.meta.url).href)}.bin`;
 
 const FORMAT = 3; // 1: kept in Cache Storage; 2: without the package files
 const MAGIC = 0x706e7300; // Pyodide's snapshot header: "\0snp"

@@ -1,0 +1,280 @@
+"""A deploy between two visits: the learner gets the new build whole, keeps their edits, and works offline.
+
+Two builds of a one-lesson course, served in turn from one address as GitHub Pages does
+(``Cache-Control: max-age=600``, or ``no-cache``): v1, then v2, which changes a sentence, the
+code of a cell and of an exercise, posenc's version (0.2.0) and a runner module (its runner
+folder and build version, as a new build of a changed runner gets them). The browser's HTTP
+cache stays on: these tests use no Playwright route (a route turns it off). Only loopback
+resolves (the suite's ``--host-resolver-rules``), and a request for any other host fails the test.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "fixture"))
+sys.path.insert(0, str(Path(__file__).parents[1]))
+from conftest import ROOT, build_site
+from playwright.sync_api import expect
+from runner_fixture import LOAD_TIMEOUT_MS, SETTINGS_FILE, expect_service_worker, get_code, run, set_code
+
+pytestmark = pytest.mark.browser
+
+LESSON_PAGE = "lessons/lesson/"
+V1 = {"sentence": "The first version of this sentence.", "cell": "lesson code one", "starter": "y = 0"}
+V2 = {"sentence": "The second version of this sentence.", "cell": "lesson code two", "starter": "y = None"}
+LESSON = """# Deploys
+
+{sentence}
+
+```pyodide
+import posenc
+print("posenc", posenc.__version__)
+```
+
+```pyodide
+label = "{cell}"
+print(label)
+```
+
+```pyodide exercise="Twice twenty-one"
+# --- code ---
+# Set y to twice 21.
+{starter}
+# --- check ---
+assert y == 42, "y should be 42"
+# --- solution ---
+y = 42
+```
+"""
+CHANGED = "changed since you edited it"
+RESTORED = "course: Python restored from this browser's snapshot"
+KEPT = "course: snapshot kept for the next visit"
+RUNNER_MARK = 'document.documentElement.dataset.testRunner = "v2";\n'
+
+
+def write_project(folder: Path, version: dict[str, str], posenc_version: str, cache: Path) -> Path:
+    """A one-lesson course whose posenc is a copy of the repo's with ``posenc_version``."""
+    package = folder / "package"
+    shutil.copytree(ROOT / "src/posenc", package / "src/posenc", ignore=shutil.ignore_patterns("__pycache__"))
+    init = package / "src/posenc/__init__.py"
+    init.write_text(init.read_text().replace('__version__ = "0.1.0"', f'__version__ = "{posenc_version}"'))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, package / name)
+    options = {
+        "pyodide_manifest": str(ROOT / "pyodide_assets/manifest.json"),
+        "pyodide_cache": str(ROOT / "pyodide_assets/files"),
+        "package_project": str(package),
+        "package_source": "src/posenc",
+        "preload": ["numpy", "posenc"],
+        "cache_dir": str(cache),
+        "precompile_stdlib": False,
+        "execute": False,
+    }
+    config = {
+        "site_name": "deploys",
+        "docs_dir": "docs",
+        "theme": {"name": "material", "font": False},
+        "nav": [{"Home": "index.md"}, {"Lesson": "lessons/lesson.md"}],
+        "plugins": [{"course": options}],
+        "markdown_extensions": ["admonition", "pymdownx.superfences", {"pymdownx.arithmatex": {"generic": True}}],
+    }
+    (folder / "mkdocs.yml").write_text(json.dumps(config))
+    (folder / "docs").mkdir()
+    (folder / "docs/index.md").write_text("# Home\n")
+    (folder / "lessons").mkdir()
+    (folder / "lessons/lesson.md").write_text(LESSON.format(**version))
+    return folder
+
+
+def build(project: Path) -> Path:
+    done = build_site(project / "site", "-f", str(project / "mkdocs.yml"))
+    assert done.returncode == 0, f"the build failed:\n{done.stdout}\n{done.stderr}"
+    return project / "site"
+
+
+def change_runner(site: Path) -> None:
+    """What a build of a changed runner module differs in: its runner folder and build version (and that module)."""
+    settings = json.loads((site / SETTINGS_FILE).read_text())
+    old_folder, old_version = settings["runner_folder"].rstrip("/"), settings["version"]
+    new_digest = hashlib.sha256(old_folder.encode()).hexdigest()[:16]
+    new_folder, new_version = f"runner-{new_digest}", old_version[:-8] + new_digest[:8]
+    course = site / "assets/course"
+    (course / old_folder).rename(course / new_folder)
+    (course / f"offline-{old_version}.json").rename(course / f"offline-{new_version}.json")
+    enhance = course / new_folder / "js/enhance.js"
+    enhance.write_text(RUNNER_MARK + enhance.read_text())
+    for path in site.rglob("*"):
+        if path.is_file() and path.suffix in {".html", ".json", ".js"} and "/pyodide/" not in path.as_posix():
+            text = path.read_text()
+            changed = text.replace(old_folder, new_folder).replace(old_version, new_version)
+            if changed != text:
+                path.write_text(changed)
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory: pytest.TempPathFactory, build_cache: Path) -> dict[str, Path]:
+    """The two builds, v1 and v2 (see the module's docstring)."""
+    v1 = build(write_project(tmp_path_factory.mktemp("v1"), V1, "0.1.0", build_cache))
+    v2 = build(write_project(tmp_path_factory.mktemp("v2"), V2, "0.2.0", build_cache))
+    change_runner(v2)
+    return {"v1": v1, "v2": v2}
+
+
+class Host:
+    """One address that serves v1, then v2 once ``deploy()`` is called (a symlink swapped at once)."""
+
+    def __init__(self, builds: dict[str, Path], folder: Path, serve, cache_control: str) -> None:
+        self.builds = builds
+        self.link = folder / "served"
+        self.link.symlink_to(builds["v1"], target_is_directory=True)
+        self.url = serve(self.link, {"Cache-Control": cache_control})
+
+    def deploy(self, version: str = "v2") -> None:
+        swap = self.link.with_name("swap")
+        swap.symlink_to(self.builds[version], target_is_directory=True)
+        os.replace(swap, self.link)
+
+
+@pytest.fixture(params=["max-age=600", "no-cache"])
+def host(request, builds, tmp_path, serve) -> Host:
+    return Host(builds, tmp_path, serve, request.param)
+
+
+@contextmanager
+def browser_process(chromium_options, browser, profile: Path, **options) -> Iterator:
+    """A new browser process on ``profile`` (with its HTTP cache); fails if a request left 127.0.0.1."""
+    context = browser.browser_type.launch_persistent_context(str(profile), **chromium_options, **options)
+    external: list[str] = []
+    context.on(
+        "request",
+        lambda request: (
+            urlparse(request.url).hostname not in (None, "127.0.0.1")
+            and not request.url.startswith(("data:", "blob:"))
+            and external.append(request.url)
+        ),
+    )
+    context.console = []  # what the pages and their workers said
+    context.on("console", lambda message: context.console.append(message.text))
+    try:
+        yield context
+    finally:
+        context.close()
+    assert not external, f"requests left 127.0.0.1: {external}"
+
+
+def open_lesson(context, url: str, page=None):
+    page = page or (context.pages[0] if context.pages else context.new_page())
+    page.goto(url + LESSON_PAGE)
+    return page
+
+
+def wait_ready(page) -> None:
+    expect(page.locator("#cell-1 .course-cell__status")).to_have_text("Python is ready", timeout=LOAD_TIMEOUT_MS)
+
+
+def expect_build(page, version: str, builds: dict[str, Path]) -> None:
+    """The page is ``version``'s, whole: its text, its runner and the settings its worker read."""
+    expect(page.locator("article")).to_contain_text((V1 if version == "v1" else V2)["sentence"])
+    marked = page.locator('html[data-test-runner="v2"]')
+    expect(marked).to_have_count(1 if version == "v2" else 0, timeout=LOAD_TIMEOUT_MS)
+    settings = json.loads((builds[version] / SETTINGS_FILE).read_text())
+    assert page.locator("script[data-worker]").get_attribute("data-version") == settings["version"]
+    loaded = page.evaluate("performance.getEntriesByType('resource').map((entry) => entry.name)")
+    runners = {name.split("/assets/course/")[1].split("/")[0] for name in loaded if "/assets/course/runner-" in name}
+    assert runners == {settings["runner_folder"].rstrip("/")}, runners
+
+
+def wait_for_console(context, page, text: str) -> None:
+    if not any(text in line for line in context.console):
+        page.wait_for_event("console", lambda message: text in message.text, timeout=LOAD_TIMEOUT_MS)
+
+
+def first_output(page, cell: str) -> str:
+    run(page, cell)
+    return page.locator(f"{cell} .course-out").first.text_content().strip()
+
+
+def test_a_returning_learner_gets_the_new_build_keeps_edits_and_works_offline(
+    host, builds, browser, chromium_options, tmp_path
+):
+    profile = tmp_path / "profile"
+    my_cell, my_exercise = 'label = "mine"\nprint(label)', "# mine\ny = 21 * 2"
+    with browser_process(chromium_options, browser, profile) as context:
+        page = open_lesson(context, host.url)
+        wait_ready(page)
+        expect_build(page, "v1", builds)
+        assert first_output(page, "#cell-1") == "posenc 0.1.0"
+        set_code(page, "#cell-2", my_cell)
+        set_code(page, "#cell-3", my_exercise)
+        expect_service_worker(page, re.compile(r"/course-sw\.js\?"))
+        wait_for_console(context, page, KEPT)
+
+    host.deploy()
+    # A new browser process within max-age: the page, its runner and its Python are v2's.
+    with browser_process(chromium_options, browser, profile) as context:
+        page = open_lesson(context, host.url)
+        wait_ready(page)
+        expect_build(page, "v2", builds)
+        wait_for_console(context, page, RESTORED)  # the same Pyodide: v1's snapshot restores...
+        assert first_output(page, "#cell-1") == "posenc 0.2.0"  # ...with v2's posenc
+        for cell, mine, lesson in (("#cell-2", my_cell, V2["cell"]), ("#cell-3", my_exercise, V2["starter"])):
+            assert lesson in get_code(page, cell)  # the new code is shown, the edit is offered back
+            notice = page.locator(f"{cell} .course-cell__changed")
+            expect(notice).to_contain_text(CHANGED)
+            notice.get_by_role("button", name="Restore my edit", exact=True).click()
+            expect(notice).to_have_count(0)
+            assert get_code(page, cell) == mine
+        page.reload()  # the restored edits are kept; the notice is gone
+        assert get_code(page, "#cell-2") == my_cell
+        expect(page.locator(".course-cell__changed")).to_have_count(0)
+        page.locator("#cell-2 .course-cell__button--reset").click()  # Reset: the lesson's new code
+        assert V2["cell"] in get_code(page, "#cell-2")
+        v2_version = json.loads((builds["v2"] / SETTINGS_FILE).read_text())["version"]
+        expect_service_worker(page, re.compile(re.escape(f"v={v2_version}&")))
+        wait_for_console(context, page, KEPT)  # posenc changed: the snapshot is made again
+        # Offline right after the first visit of v2.
+        context.set_offline(True)
+        page.reload()
+        wait_ready(page)
+        expect_build(page, "v2", builds)
+        assert first_output(page, "#cell-1") == "posenc 0.2.0"
+        context.set_offline(False)
+
+    # The remade snapshot holds v2's posenc: the next visit unpacks nothing.
+    with browser_process(chromium_options, browser, profile) as context:
+        page = open_lesson(context, host.url)
+        wait_for_console(context, page, RESTORED)
+        wait_for_console(context, page, "course: numpy, posenc installed from the files kept with the snapshot")
+        assert first_output(page, "#cell-1") == "posenc 0.2.0"
+
+
+def test_without_a_service_worker_a_cached_page_of_the_old_build_reloads_into_the_new(
+    host, builds, browser, chromium_options, tmp_path
+):
+    """No service worker (blocked): what a deploy meets is the browser's HTTP cache alone. Within
+    max-age, a new tab gets v1's page and runner from it, reads v2's settings and reloads into v2."""
+    profile = tmp_path / "profile"
+    with browser_process(chromium_options, browser, profile, service_workers="block") as context:
+        page = open_lesson(context, host.url)
+        expect_build(page, "v1", builds)
+        host.deploy()
+        tab = open_lesson(context, host.url, context.new_page())
+        expect_build(tab, "v2", builds)
+        page.reload()
+        expect_build(page, "v2", builds)
+    with browser_process(chromium_options, browser, profile, service_workers="block") as context:
+        page = open_lesson(context, host.url)
+        expect_build(page, "v2", builds)
+        assert first_output(page, "#cell-1") == "posenc 0.2.0"
