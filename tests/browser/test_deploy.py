@@ -278,3 +278,29 @@ def test_without_a_service_worker_a_cached_page_of_the_old_build_reloads_into_th
         page = open_lesson(context, host.url)
         expect_build(page, "v2", builds)
         assert first_output(page, "#cell-1") == "posenc 0.2.0"
+
+
+def test_an_edit_in_one_tab_reaches_the_other_tab_of_the_lesson(builds, tmp_path, serve, browser):
+    """Two tabs of one browser: an edit saved in one shows in the other, whose next key edits that code."""
+    url = serve(builds["v1"])
+    context = browser.new_context()
+    try:
+        first, second = context.new_page(), context.new_page()
+        for page in (first, second):
+            open_lesson(context, url, page)
+            get_code(page, "#cell-2")  # its editor is open
+        set_code(first, "#cell-2", 'label = "from the first tab"')
+        editor = second.locator("#cell-2 .cm-content")
+        expect(editor).to_have_text('label = "from the first tab"')
+        expect(second.locator("#cell-2 .course-cell__edited")).to_be_visible()
+        editor.click()
+        second.keyboard.press("ControlOrMeta+End")
+        second.keyboard.type("  # and the second")
+        expected = 'label = "from the first tab"  # and the second'
+        assert get_code(second, "#cell-2") == expected
+        expect(first.locator("#cell-2 .cm-content")).to_have_text(expected)
+        first.locator("#cell-2 .course-cell__button--reset").click()
+        expect(second.locator("#cell-2 .cm-content")).to_contain_text(V1["cell"])
+        expect(second.locator("#cell-2 .course-cell__edited")).to_be_hidden()
+    finally:
+        context.close()

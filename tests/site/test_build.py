@@ -233,16 +233,18 @@ def test_site_serves_the_preloaded_packages_bytecode(good_project: Path):
 def test_pages_with_cells_start_python_first_thing_in_head(good_project: Path):
     html = lesson_html(good_project)
     head = html.split("</head>")[0]
-    starter = re.search(r'<script data-worker="([^"]+)">(.*?)</script>', head, re.DOTALL)
+    starter = re.search(r'<script data-worker="([^"]+)" data-version="([^"]+)">(.*?)</script>', head, re.DOTALL)
     assert starter, "no starter script in <head>"
     # Before every stylesheet and script of the theme, right after the CSP.
     assert starter.start() < head.index("<link") and head.index("Content-Security-Policy") < starter.start()
-    digest = base64.b64encode(hashlib.sha256(starter[2].encode()).digest()).decode()
+    digest = base64.b64encode(hashlib.sha256(starter[3].encode()).digest()).decode()
     assert f"'sha256-{digest}'" in head
     worker, version = starter[1].split("?v=")
     site = good_project / "site"
-    assert (site / "lessons/lesson" / worker).resolve() == site / "assets/course/js/worker/main.js"
-    assert version == json.loads((site / SETTINGS).read_text())["version"]
+    settings = json.loads((site / SETTINGS).read_text())
+    runner = f"assets/course/{settings['runner_folder']}"
+    assert (site / "lessons/lesson" / worker).resolve() == site / runner / "js/worker/main.js"
+    assert version == starter[2] == settings["version"]
     assert "data-worker" not in (good_project / "site/index.html").read_text()
 
 

@@ -205,8 +205,14 @@ export class Cell {
     if (code === this.code) return;
     this.draft = code;
     if (this.view) {
+      // Not saved again: an echo would reach the other tab after its next keys and undo them.
+      this.fromOtherTab = true;
       const doc = this.view.state.doc;
-      this.view.dispatch({ changes: { from: 0, to: doc.length, insert: code }, annotations: this.cm.isolateHistory.of("full") });
+      try {
+        this.view.dispatch({ changes: { from: 0, to: doc.length, insert: code }, annotations: this.cm.isolateHistory.of("full") });
+      } finally {
+        this.fromOtherTab = false;
+      }
     }
     this.showEdited();
   }
@@ -285,7 +291,7 @@ export class Cell {
             "aria-describedby": this.hintId,
           }),
           EditorView.updateListener.of((update) => {
-            if (update.docChanged) this.remember(update.state.doc.toString());
+            if (update.docChanged && !this.fromOtherTab) this.remember(update.state.doc.toString());
           }),
         ],
       }),
