@@ -262,7 +262,8 @@ def test_reset_restores_the_lesson_code_also_after_a_reload(page):
     expect(region(page, 5).get_by_text(EDITED)).to_be_hidden()
 
 
-def test_a_changed_lesson_cell_drops_the_stale_edit(page):
+def test_a_changed_lesson_cell_shows_the_new_code_and_keeps_the_edit_until_reset(page):
+    """A deploy changed the cell's code after the learner edited it (tests/browser/test_deploy.py restores it)."""
     set_code(page, "#cell-5", "shared = 700")
     page_file = page.folder / "fixture" / "index.html"
     lesson = page_file.read_text()
@@ -271,6 +272,10 @@ def test_a_changed_lesson_cell_drops_the_stale_edit(page):
         page.reload()
         assert get_code(page, "#cell-5") == "shared = 8"
         expect(region(page, 5).get_by_text(EDITED)).to_be_hidden()
+        expect(region(page, 5)).to_contain_text("changed since you edited it")
+        assert "shared = 700" in page.evaluate("localStorage.getItem('course-edit:/fixture/:5')")
+        button(page, 5, "Reset").click()
+        expect(region(page, 5).get_by_role("button", name="Restore my edit")).to_have_count(0)
         assert page.evaluate("localStorage.getItem('course-edit:/fixture/:5')") is None
     finally:  # the other tests read the lesson as it was
         page_file.write_text(lesson)
