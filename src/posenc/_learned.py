@@ -1,7 +1,8 @@
 """Learned absolute positional embedding (GPT-2, BERT).
 
 A table with one trainable row per position, initialised from
-``normal(0, std)`` with ``std = 0.02`` as in GPT-2 and BERT. It is only a
+``normal(0, std)`` with ``std = 0.02`` as in BERT and Hugging Face's GPT-2
+(OpenAI's GPT-2 code uses 0.01 for its position table ``wpe``). It is only a
 lookup: position ``p`` is row ``p``. Nothing ties row ``p`` to row ``p + 1``,
 and there is simply no row for ``p >= max_len`` -- a learned table cannot
 extrapolate to sequences longer than the ones it was built for.

@@ -343,6 +343,29 @@ def test_heatmap_cell_and_text_give_the_row_norm(lesson_run, lesson_text):
     assert "which is 8 at $d_{\\text{model}} = 128$" in _flat(lesson_text)
 
 
+# Initial standard deviations, with where they were read: OpenAI's gpt-2 src/model.py, model():
+# wpe random_normal_initializer(stddev=0.01), wte stddev=0.02; Hugging Face's GPT2PreTrainedModel
+# _init_weights: every nn.Embedding normal(0, initializer_range = 0.02); google-research/bert
+# modeling.py: position table truncated_normal(initializer_range = 0.02).
+INIT_STD = {"GPT-2 wpe (OpenAI)": 0.01, "GPT-2 wte (OpenAI)": 0.02, "GPT-2 (Hugging Face)": 0.02, "BERT": 0.02}
+
+
+def test_learned_tables_start_small_with_the_sources_std(lesson_text):
+    """GPT-2's position table wpe starts at std 0.01 in OpenAI's code; a row norm is about std * sqrt(d_model)."""
+    text = _flat(lesson_text)
+    assert "OpenAI's GPT-2 code draws its position table `wpe` with $\\sigma = 0.01$" in text
+    assert "its token table `wte` with 0.02; Hugging Face's port of GPT-2 uses 0.02 for both" in text
+    assert "BERT draws its position table with $\\sigma = 0.02$" in text
+    assert "GPT-2 and BERT draw their initial entries with standard deviation 0.02" not in text
+    assert INIT_STD["GPT-2 wpe (OpenAI)"] == 0.01
+    import inspect
+
+    assert inspect.signature(posenc.LearnedEmbedding).parameters["std"].default == INIT_STD["GPT-2 (Hugging Face)"]
+    table = posenc.LearnedEmbedding(max_len=1024, d_model=768, std=INIT_STD["GPT-2 wpe (OpenAI)"], seed=0).table
+    norms = np.linalg.norm(table, axis=1)
+    assert norms.mean() == pytest.approx(0.01 * math.sqrt(768), rel=0.01)  # about 0.28, against 8 for sinusoidal
+
+
 def test_frequencies_fall_geometrically_from_one_to_nearly_one_over_10000():
     d_model = 128
     omega = posenc.frequencies(d_model)

@@ -12,6 +12,8 @@ lesson's code: RoFormer's complex form, Hugging Face's ``rotate_half``, plain
 from __future__ import annotations
 
 import cmath
+import contextlib
+import io
 import math
 import re
 from pathlib import Path
@@ -38,6 +40,13 @@ FACTS = {
     "LLaMA 3": (500_000.0, 8192),
 }
 LLAMA31_FACTOR, LLAMA31_LOW, LLAMA31_HIGH, LLAMA31_ORIGINAL = 8.0, 1.0, 4.0, 8192
+LLAMA3_AT_2048 = {
+    "rope_type": "llama3",
+    "factor": 4.0,
+    "low_freq_factor": 1.0,
+    "high_freq_factor": 4.0,
+    "original_max_position_embeddings": 2048,
+}
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +57,11 @@ def lesson(lesson_reader):
 @pytest.fixture(scope="module")
 def run(lesson, lesson_runner):
     return lesson_runner(lesson.cells)
+
+
+def flat(text: str) -> str:
+    """The lesson's prose with line breaks folded into spaces."""
+    return " ".join(text.split())
 
 
 def numbers(text: str) -> list[float]:
@@ -157,22 +171,114 @@ def test_half_pairing_is_transformers_rotate_half():
 # --- cell 4: long-term decay ----------------------------------------------------------------
 
 
+def _theta(d: int, base: float = 10_000.0) -> list[float]:
+    return [base ** (-2 * i / d) for i in range(d // 2)]
+
+
+def _roformer_bound(h: list[complex], offset: float, theta: list[float]) -> float:
+    """RoFormer eq. 36 with its convention h_{d/2} = 0: max |h_{i+1} - h_i| * sum_j |S_j|."""
+    padded = [*h, 0j]
+    largest_step = max(abs(padded[i + 1] - padded[i]) for i in range(len(h)))
+    partial, total = 0j, 0.0
+    for t in theta:
+        partial += cmath.exp(1j * offset * t)
+        total += abs(partial)
+    return largest_step * total
+
+
+def _pairs(x: np.ndarray) -> list[complex]:
+    return [complex(x[2 * i], x[2 * i + 1]) for i in range(len(x) // 2)]
+
+
 def test_cell4_decay_values(run, lesson):
+    """The bound is RoFormer's with h_{d/2} = 0; for all-ones q, k it is 2 sum |S_j|, i.e. d * mean |S_j|."""
     d = 128
-    theta = [10000.0 ** (-2 * i / d) for i in range(d // 2)]
-    for line in run.printed[3].splitlines():
+    theta = _theta(d)
+    lines = run.printed[3].splitlines()
+    for line in lines[:4]:
         offset, bound, score = numbers(line)
-        partial, total = 0j, 0.0
-        for t in theta:
-            partial += cmath.exp(1j * offset * t)
-            total += abs(partial)
-        assert bound == pytest.approx(total / (d // 2), abs=0.006)
+        assert bound == pytest.approx(_roformer_bound([2 + 0j] * (d // 2), offset, theta) / d, abs=0.006)
         assert score == pytest.approx(sum(2 * math.cos(offset * t) for t in theta) / d, abs=6e-4)
+    assert lines[4] == "bound above |score| at every offset: True"
     bound = run.namespace["bound"]
     assert bound[0] == 32.5 == sum(range(1, 65)) / 64
+    assert bound[0] / run.namespace["score"][0] == 32.5  # "32.5 times the score there"
     assert round(bound[1000], 1) == 4.5
-    assert "starts at 32.5" in lesson.text and "about 4.5 at offset 1,000" in lesson.text
+    text = flat(lesson.text)
+    assert "starts at 32.5" in text and "32.5 times the score there" in text and "about 4.5 at offset 1,000" in text
     assert bound[1000] < bound[100] < bound[10] < bound[0]  # "falls ... with wiggles"
+
+
+def test_abel_step_needs_the_convention_h_last_zero():
+    """Summation by parts is exact with h_{d/2} = 0 and S_0 = 0; without it, equal h_i give a 'bound' of 0."""
+    d = 16
+    theta = _theta(d)
+    rng = np.random.default_rng(0)
+    for offset in (0, 3, 50):
+        h = _pairs(rng.normal(size=d) + 1j * rng.normal(size=d))
+        phases = [cmath.exp(1j * offset * t) for t in theta]
+        sums = [0j]
+        for phase in phases:
+            sums.append(sums[-1] + phase)  # S_0 = 0, S_1, ..., S_{d/2}
+        padded = [*h, 0j]
+        left = sum(hi * ph for hi, ph in zip(h, phases, strict=True))
+        right = -sum(sums[i + 1] * (padded[i + 1] - padded[i]) for i in range(d // 2))
+        assert left == pytest.approx(right, abs=1e-12)
+    # all-ones q, k: every h_i = 2. Without the convention the largest difference is 0 ...
+    h = [2 + 0j] * (d // 2)
+    assert max(abs(h[i + 1] - h[i]) for i in range(d // 2 - 1)) == 0
+    # ... a "bound" of 0 under a score of sum(h_i) = d at offset 0. With it the last step is |0 - 2| = 2:
+    score = sum(h).real
+    assert score == d
+    assert _roformer_bound(h, 0, theta) == 2 * sum(range(1, d // 2 + 1)) > score
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_bound_is_above_every_score(seed):
+    """For random q, k (not only all-ones), |score| <= RoFormer's bound at every offset tried."""
+    d = 32
+    theta = _theta(d)
+    rng = np.random.default_rng(seed)
+    q, k = rng.normal(size=(2, d))
+    h = [zq * zk.conjugate() for zq, zk in zip(_pairs(q), _pairs(k), strict=True)]
+    for offset in (0, 1, 7, 100, 1000):
+        score = (posenc.rope(q[None], [offset]) @ posenc.rope(k[None], [0]).T).item()
+        assert abs(score) <= _roformer_bound(h, offset, theta) + 1e-9
+
+
+def expected_score(offset: float, d: int, aligned: bool) -> float:
+    """E[score] / d for q with iid N(0, 1) entries at `offset` from k: E[h_i] is 2 if k = q, 0 if k is independent."""
+    return sum(2 * math.cos(offset * t) for t in _theta(d)) / d if aligned else 0.0
+
+
+def test_expected_random_score_by_offset(run, lesson):
+    """Independent q, k: expectation 0 everywhere; k = q: 1.00, 0.67, 0.48, 0.16, the all-ones curve."""
+    aligned = {n: expected_score(n, 128, True) for n in (0, 10, 100, 1000)}
+    assert [f"{v:.2f}" for v in aligned.values()] == ["1.00", "0.67", "0.48", "0.16"]
+    printed = run.printed[3].splitlines()[5:]
+    assert len(printed) == 4
+    for line, (offset, value) in zip(printed, aligned.items(), strict=True):
+        n, same, independent = numbers(line)
+        assert n == offset
+        assert same == pytest.approx(value, abs=0.011)  # 2,000 draws: standard error below 0.003
+        assert independent == pytest.approx(expected_score(offset, 128, False), abs=0.011)
+        all_ones = run.namespace["score"][offset]
+        assert all_ones == pytest.approx(value, abs=1e-12)  # "the all-ones example is this aligned case"
+    assert "1.00, 0.67, 0.48 and 0.16 at offsets 0, 10, 100 and 1,000" in flat(lesson.text)
+    assert "unless their" not in lesson.text  # the old "unless their contents line up" had it backwards
+    assert "on average it also decays" not in lesson.text
+
+
+def test_cell2_random_pair_does_not_decay(lesson, lesson_runner):
+    """The text says cell 2's pair scored 0.98 at offset 0 and 7.83 at offset 5: a higher score farther away."""
+    run = lesson_runner(lesson.cells[:2])
+    q, k = run.namespace["q"][0], run.namespace["k"][0]
+    h = [zq * zk.conjugate() for zq, zk in zip(_pairs(q), _pairs(k), strict=True)]
+    theta = _theta(len(q))
+    by_hand = {n: sum(hi * cmath.exp(1j * n * t) for hi, t in zip(h, theta, strict=True)).real for n in (0, 5)}
+    assert (f"{by_hand[0]:.2f}", f"{by_hand[5]:.2f}") == ("0.98", "7.83")
+    assert by_hand[5] > by_hand[0]
+    assert "scored 0.98 at offset 0 and 7.83 at offset 5" in flat(lesson.text)
 
 
 # --- past the training length ---------------------------------------------------------------------
@@ -201,16 +307,147 @@ def scaling_table(run) -> dict[str, list[float]]:
 def test_cell5_table(scaling_table, run, lesson):
     assert list(scaling_table) == ["PI (linear)", "NTK-aware", "YaRN", "llama3"]
     for values in scaling_table.values():
-        assert values[1] == 0.25  # every method slows the slowest pair by 1/s
+        assert values[1] == 0.25  # every method gives the slowest pair 1/s
     assert [v[0] for v in scaling_table.values()] == [0.25, 1.0, 1.0, 1.0]
     assert [v[2] for v in scaling_table.values()] == [0, 22, 0, 0]
     changes = [v[3] for v in scaling_table.values()]
     assert changes == [2.505, 1.173, 0.12, 0.004]
-    assert changes[1] < changes[0] / 2 * 1.1  # "halves PI's score change"
     assert "slow pairs: 23 of 64" in run.printed[4]
     assert "YaRN attention scale: 1.1386" in run.printed[4]
-    for claim in ["22 of the 23 slow pairs", "largest, 2.5", "(0.12 and 0.004)", "$1.1386^2 \\approx 1.30$"]:
-        assert claim in lesson.text
+    text = flat(lesson.text)
+    claims = ["22 of the 23 slow pairs", "In this draw its score change is the largest, 2.5", "(1.17 against 2.51)"]
+    for claim in claims:
+        assert claim in text
+    assert "$1.1386^2 \\approx 1.30$" in text
+    assert "halves PI" not in text
+
+
+# The four rescalings written out from their sources, without posenc: theta'_i for
+# d = 128, base 10,000, L = 2048, s = 4 (transformers' modeling_rope_utils.py at ef46806,
+# the YaRN reference code's find_correction_range / linear ramp, Meta's apply_scaling).
+D, BASE, CONTEXT, FACTOR = 128, 10_000.0, 2048, 4.0
+
+
+def _yarn_correction_dim(turns: float) -> float:
+    return D * math.log(CONTEXT / (turns * 2 * math.pi)) / (2 * math.log(BASE))
+
+
+def _yarn_code_ramp() -> tuple[list[float], int, int]:
+    """1 - ramp as in the code: linear in the pair index from floor(c(32)) to ceil(c(1))."""
+    low, high = math.floor(_yarn_correction_dim(32)), math.ceil(_yarn_correction_dim(1))
+    keep = [1 - min(max((i - low) / (high - low), 0.0), 1.0) for i in range(D // 2)]
+    return keep, low, high
+
+
+def _blend_in_turns(alpha: float, beta: float) -> list[float]:
+    """The paper's gamma(r), r = L / lambda_i turns over L: 0 below alpha, 1 above beta, linear between."""
+    turns = [CONTEXT * t / (2 * math.pi) for t in _theta(D, BASE)]
+    return [min(max((r - alpha) / (beta - alpha), 0.0), 1.0) for r in turns]
+
+
+def _reference_ratios() -> dict[str, list[float]]:
+    """theta'_i / theta_i of each method, by plain math."""
+    keep, _, _ = _yarn_code_ramp()
+    ntk_base = BASE * FACTOR ** (D / (D - 2))
+    return {
+        "PI (linear)": [1 / FACTOR] * (D // 2),
+        "NTK-aware": [(ntk_base / BASE) ** (-2 * i / D) for i in range(D // 2)],
+        "YaRN": [k + (1 - k) / FACTOR for k in keep],
+        "llama3": [g + (1 - g) / FACTOR for g in _blend_in_turns(1.0, 4.0)],
+    }
+
+
+def _score_change(q: np.ndarray, k: np.ndarray, ratios: list[float]) -> float:
+    """max over offsets 0..48 of |score' - score|, scores Re sum h_i e^{i n theta_i} / sqrt(d)."""
+    h = [zq * zk.conjugate() for zq, zk in zip(_pairs(q), _pairs(k), strict=True)]
+    theta = _theta(D, BASE)
+    largest = 0.0
+    for n in range(49):
+        before = sum(hi * cmath.exp(1j * n * t) for hi, t in zip(h, theta, strict=True))
+        after = sum(hi * cmath.exp(1j * n * t * r) for hi, t, r in zip(h, theta, ratios, strict=True))
+        largest = max(largest, abs((after - before).real) / math.sqrt(D))
+    return largest
+
+
+@pytest.fixture(scope="module")
+def fifty_draws() -> dict[str, np.ndarray]:
+    """The score change of each method for the seeds 0..49, computed without posenc."""
+    ratios = _reference_ratios()
+    changes = {name: [] for name in ratios}
+    for seed in range(50):
+        q, k = np.random.default_rng(seed).normal(size=(2, D))
+        for name, r in ratios.items():
+            changes[name].append(_score_change(q, k, r))
+    return {name: np.array(values) for name, values in changes.items()}
+
+
+def test_reference_ratios_are_posencs():
+    """The hand-written rescalings agree with posenc's, so the 50-draw test checks the lesson's methods."""
+    theta = np.array(_theta(D, BASE))
+    for name, scaling in [
+        ("PI (linear)", {"rope_type": "linear", "factor": FACTOR}),
+        ("NTK-aware", {"rope_type": "ntk", "factor": FACTOR}),
+        ("YaRN", {"rope_type": "yarn", "factor": FACTOR, "original_max_position_embeddings": CONTEXT}),
+        ("llama3", LLAMA3_AT_2048),
+    ]:
+        inv_freq, _ = posenc.rope_frequencies(D, base=BASE, scaling=scaling)
+        np.testing.assert_allclose(inv_freq / theta, _reference_ratios()[name], rtol=1e-12)
+
+
+def test_cell5_fifty_draws_match_an_independent_computation(fifty_draws, run):
+    lines = run.printed[4].splitlines()
+    start = lines.index("score change over 50 draws: median (smallest - largest)")
+    for line, (name, values) in zip(lines[start + 1 : start + 5], fifty_draws.items(), strict=True):
+        assert line.strip().startswith(name)
+        median, smallest, largest = numbers(line[len(name) + 2 :])
+        assert (median, smallest, largest) == pytest.approx((np.median(values), values.min(), values.max()), abs=6e-4)
+    ratio = fifty_draws["NTK-aware"] / fifty_draws["PI (linear)"]
+    expected = f"NTK-aware / PI: median {np.median(ratio):.2f}, from {ratio.min():.2f} to {ratio.max():.2f}"
+    assert lines[start + 5] == expected == "NTK-aware / PI: median 0.78, from 0.38 to 1.86"
+    ordered = np.maximum(fifty_draws["YaRN"], fifty_draws["llama3"]) < np.minimum(
+        fifty_draws["PI (linear)"], fifty_draws["NTK-aware"]
+    )
+    assert bool(ordered.all())
+    assert lines[start + 6] == "YaRN and llama3 below PI and NTK-aware in every draw: True"
+    # seed 3 is the one-draw table above
+    assert round(fifty_draws["PI (linear)"][3], 3) == 2.505 and round(fifty_draws["NTK-aware"][3], 3) == 1.173
+
+
+def test_text_states_what_holds_across_draws(fifty_draws, lesson):
+    text = flat(lesson.text)
+    ratio = fifty_draws["NTK-aware"] / fifty_draws["PI (linear)"]
+    assert f"ranges from {ratio.min():.2f} to {ratio.max():.2f} times PI's (median {np.median(ratio):.2f})" in text
+    medians = {name: np.median(values) for name, values in fifty_draws.items()}
+    quoted = (
+        f"(medians {medians['YaRN']:.2f} and {medians['llama3']:.3f}, "
+        f"against {medians['PI (linear)']:.2f} and {medians['NTK-aware']:.2f})"
+    )
+    assert quoted == "(medians 0.12 and 0.035, against 1.69 and 1.38)"
+    assert quoted in text
+
+
+def test_yarn_paper_ramp_and_code_ramp_differ_by_029():
+    """Paper: gamma linear in r = L/lambda (alpha 1, beta 32). Code: linear in the pair index."""
+    paper = [g + (1 - g) / FACTOR for g in _blend_in_turns(1.0, 32.0)]
+    code = _reference_ratios()["YaRN"]
+    difference = max(abs(a - b) for a, b in zip(paper, code, strict=True))
+    assert round(difference, 2) == 0.29
+    _, low, high = _yarn_code_ramp()
+    assert (low, high) == (16, 41)
+
+
+def test_llama3_is_the_papers_ramp_with_beta_4(lesson):
+    """llama3's blend is linear in L/lambda: the paper's gamma with alpha 1, beta 4, no attention scale."""
+    inv_freq, scale = posenc.rope_frequencies(D, base=BASE, scaling=LLAMA3_AT_2048)
+    ratios = inv_freq / np.array(_theta(D, BASE))
+    np.testing.assert_allclose(ratios, [g + (1 - g) / FACTOR for g in _blend_in_turns(1.0, 4.0)], rtol=1e-12)
+    assert scale == 1.0
+    wavelengths = [2 * math.pi / t for t in _theta(D, BASE)]
+    blended = [i for i, w in enumerate(wavelengths) if CONTEXT / 4 < w < CONTEXT]
+    assert (blended[0], blended[-1], len(blended)) == (31, 40, 10)
+    text = flat(lesson.text)
+    assert "llama3 blends pairs 31 to 40" in text and "from pair 16, still kept, to pair 41" in text
+    assert "with $\\beta = 4$ instead of 32 and no attention scale" in text
 
 
 def test_scalings_against_independent_formulas():
@@ -339,3 +576,158 @@ def test_table_rows_match_facts_and_cell(lesson, run):
     assert "factor 8, low 1, high 4, original 8,192" in rows["LLaMA 3.1"][1]
     assert rows["LLaMA 3.1"][4] == "8,192 → 131,072"
     assert "LLaMA 3.1: kept 29 pairs, divided 29 by 8, blended 6" in run.printed[6]
+
+
+# --- the NTK-aware exercise ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ntk_exercise(lesson):
+    from course_site.exercises import parse_exercises
+
+    (exercise,) = [e for e in parse_exercises(lesson.blocks) if e.title == "Find the NTK-aware base"]
+    return exercise
+
+
+def _run_check(exercise, code: str) -> None:
+    namespace: dict = {"__name__": "__main__"}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(f"{exercise.setup}\n{code}\n{exercise.check}", "<exercise>", "exec"), namespace)
+
+
+def test_ntk_exercise_check_passes_the_solution_only(ntk_exercise):
+    _run_check(ntk_exercise, ntk_exercise.solution)
+    wrong = {
+        ntk_exercise.starter: "with base · s the slowest pair gets θ′/θ",
+        "def ntk_base(base, factor, head_dim):\n    return base\n": "not more than the base",
+        "def ntk_base(base, factor, head_dim):\n    return base / factor\n": "not more than the base",
+        "def ntk_base(base, factor, head_dim):\n    return None\n": "must return one finite number",
+        "def ntk_base(base, factor, head_dim):\n    return base * factor ** 2\n": "the slowest pair gets θ′/θ",
+    }
+    for code, message in wrong.items():
+        with pytest.raises(AssertionError, match=re.escape(message)):
+            _run_check(ntk_exercise, code)
+
+
+def test_ntk_exercise_check_has_no_vacuous_assertion(ntk_exercise):
+    """θ_0 = base^0 = 1 for every base, so a check on pair 0 alone cannot fail."""
+    for base in (2.0, 10_000.0, 1e9):
+        theta, _ = posenc.rope_frequencies(16, base=base)
+        assert theta[0] == 1.0
+    assert "_theta_new[0]" not in ntk_exercise.check
+    assert "θ′/θ exactly 1 / factor" in ntk_exercise.solution
+
+
+# --- statements checked against their sources --------------------------------------------------------
+
+# transformers' ROPE_INIT_FUNCTIONS in src/transformers/modeling_rope_utils.py (ef46806).
+TRANSFORMERS_ROPE_TYPES = {"default", "linear", "dynamic", "yarn", "longrope", "llama3"}
+
+
+def test_slowest_pair_turns_base_to_the_d_minus_2_over_d_times_more_slowly(lesson, lesson_runner):
+    assert round(10_000.0 ** (126 / 128)) == 8660
+    theta = lesson_runner(lesson.cells[:1]).namespace["theta"]  # cell 1, d = 8 (later cells reuse the name)
+    assert theta[0] / theta[-1] == pytest.approx(10_000.0 ** (6 / 8)) and round(theta[0] / theta[-1]) == 1000
+    assert round(2 * math.pi * 10_000.0 ** (126 / 128)) == 54410
+    text = flat(lesson.text)
+    assert "= \\mathrm{base}^{(d-2)/d}$ times more slowly: 8,660 times for a head of width $d = 128$" in text
+    assert "and 1,000 times for the $d = 8$ of the cell below" in text
+    assert "almost $\\mathrm{base}$ times" not in text
+
+
+def test_wavelength_is_defined_where_it_first_appears(lesson):
+    text = flat(lesson.text)
+    first = text.lower().index("wavelength")
+    definition = "**wavelength** $\\lambda_i = 2\\pi/\\theta_i$ is the number of positions"
+    assert text[first - 2 :].startswith(definition)
+    assert text.index("**wavelength**") < text.index("## Past the training length")
+
+
+def test_causal_offsets_and_turns_of_fast_pairs(lesson):
+    """A causal decoder sees offsets 0..L-1; pair 0 makes ~326 turns over 2,048, pairs with L/2 < λ < L one."""
+    context = 2048
+    wavelengths = [2 * math.pi * 10_000.0 ** (2 * i / 128) for i in range(64)]
+    assert round(context / wavelengths[0]) == 326
+    once = [w for w in wavelengths if context / 2 < w < context]
+    assert once and all(math.floor(context / w) == 1 for w in once)
+    assert all(context / w >= 1 for w in wavelengths if w < context)  # every fast pair: at least one turn
+    text = flat(lesson.text)
+    assert "it has seen the offsets $0, 1, \\dots, L-1$" in text
+    assert "$[0,\\, (L-1)\\theta_i]$" in text and "-(L-1)" not in text
+    assert "pair 0 about 326 times in 2,048 positions, the pairs with $L/2 < \\lambda_i < L$ only once" in text
+    assert "many times" not in text
+
+
+def test_extension_methods_aim_to_keep_angles_in_range(lesson, scaling_table):
+    assert scaling_table["NTK-aware"][2] == 22  # NTK leaves 22 slow pairs out of range: "aim", not "stays"
+    text = flat(lesson.text)
+    assert "aim to keep every angle in the trained range" in text
+    assert "so that every angle stays" not in text
+
+
+def test_lesson_32_table_has_rope_as_a_column(lesson_reader, lesson):
+    header = next(
+        line for line in lesson_reader("32-positional-encoding.md").text.splitlines() if line.startswith("| Property")
+    )
+    assert "RoPE (rotary)" in [cell.strip() for cell in header.strip("|").split("|")]
+    assert "Lesson 32 met RoPE in one column of a table" in lesson.text.split("\n\n")[1]
+
+
+def test_rope_scaling_names_against_transformers(lesson):
+    assert set(posenc.ROPE_TYPES) - TRANSFORMERS_ROPE_TYPES == {"ntk"}
+    assert TRANSFORMERS_ROPE_TYPES - set(posenc.ROPE_TYPES) == {"dynamic", "longrope"}
+    text = flat(lesson.text)
+    listed = re.search(r"transformers' types \(`src/transformers/modeling_rope_utils.py`\) are (.+?)\. ", text)
+    assert set(re.findall(r"`(\w+)`", listed[1])) == TRANSFORMERS_ROPE_TYPES
+    assert 'posenc\'s `"ntk"` is not one of them' in text and "posenc has no `longrope`" in text
+    assert "follows the same convention" not in text
+
+
+def test_dynamic_ntk_changes_nothing_up_to_max_position_embeddings():
+    """transformers' dynamic base: base * ((s * len / max_pos) - (s - 1))^(d/(d-2)), len clamped up to max_pos."""
+
+    def dynamic_base(base, factor, dim, max_pos, seq_len):
+        seq_len = max(seq_len, max_pos)
+        return base * ((factor * seq_len / max_pos) - (factor - 1)) ** (dim / (dim - 2))
+
+    assert dynamic_base(10_000.0, 4.0, 128, 2048, 100) == dynamic_base(10_000.0, 4.0, 128, 2048, 2048) == 10_000.0
+    growing = [dynamic_base(10_000.0, 4.0, 128, 2048, n) for n in (2048, 4096, 8192)]
+    assert growing == sorted(growing) and growing[-1] > 10_000.0 * 4 ** (128 / 126)  # beyond posenc's fixed ntk
+
+
+def test_yarn_ramp_and_temperature_are_described_as_in_the_paper(lesson):
+    text = flat(lesson.text)
+    assert "In the paper the ramp is linear in $r_i$ (§3.2, eq. 17–20, with $\\alpha = 1$ and $\\beta = 32$)" in text
+    assert "make it linear in the pair index $i$ instead" in text
+    assert "differ by up to 0.29 in $\\theta'/\\theta$" in text
+    assert "$\\sqrt{1/t} = 0.1\\ln s + 1$" in text and "(§3.4, eq. 22; appendix A.2)" in text
+    assert "not derived" in text and "would otherwise flatten" not in text
+
+
+def test_llama_3_and_31_are_cited_for_what_each_source_documents(lesson):
+    text = flat(lesson.text)
+    assert "| LLaMA 3 (Meta, 2024, model card) |" in lesson.text
+    continued = "six stages from 8K to 128K, about 800B tokens (Llama Team, 2024, *The Llama 3 Herd of Models*, §3.4.2"
+    assert continued in text
+    assert "to reach 128k tokens" not in text
+    assert "what you do *after* training" not in text
+
+
+def test_code_llama_base_change_has_the_ntk_form(lesson):
+    """1e6 / 1e4 = 100 = s^(d/(d-2)) for s = 100^(126/128), about 93."""
+    s = 100 ** (126 / 128)
+    assert round(s) == 93
+    ntk, _ = posenc.rope_frequencies(128, base=10_000.0, scaling={"rope_type": "ntk", "factor": s})
+    np.testing.assert_allclose(ntk, posenc.rope_frequencies(128, base=1e6)[0], rtol=1e-12)
+    assert "with $s^{d/(d-2)} = 100$, i.e. $s \\approx 93$" in flat(lesson.text)
+
+
+def test_yarn_users_are_named_with_their_settings(lesson):
+    # DeepSeek-V2/V3 configs: rope_scaling type yarn, factor 40, original_max_position_embeddings 4096,
+    # beta_fast 32, beta_slow 1, mscale / mscale_all_dim; DeepSeek-Coder (v1): linear, factor 4.
+    # Qwen2.5 model cards: yarn, factor 4, original_max_position_embeddings 32768.
+    text = flat(lesson.text)
+    assert "DeepSeek-V2 and V3 (factor 40 from 4,096, with extra `mscale` keys" in text
+    assert "the first DeepSeek-Coder models use `linear` with factor 4" in text
+    assert "Qwen2.5's long-context setting (factor 4 from 32,768 tokens)" in text
+    assert "of DeepSeek's models" not in text
