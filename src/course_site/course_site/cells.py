@@ -18,6 +18,7 @@ from .dom import CELL, CELL_DATA
 from .execute import Output
 from .fences import Cell
 from .markup import Raw, tag, void
+from .names import defined_names
 
 FigureURL = Callable[[bytes], str]
 NOTICES = {"capped": "info", "dropped": "dropped"}  # the output limit's notices, as cell.js shows them
@@ -87,18 +88,34 @@ def render_cell(
         "data-first-line": cell.code_line,
         "data-source-file": cell.block.path,
         CELL_DATA["packages"]: " ".join(packages),
+        CELL_DATA["defines"]: " ".join(defined_names(cell.setup, cell.code)),
         **extra,
     }
     return tag(
         "div",
         attrs,
         header,
+        _setup(cell.setup, md),
         tag("div", {"class": CELL["static"]}, Raw(highlight_python(cell.code, md))),
         _toolbar(f"{cell_id}-hint"),
         _outputs(outputs, figure_url, index),
         tag("p", {"class": CELL["note"]}, download_note),
         footer,
     ).html
+
+
+def _setup(setup: str, md: Markdown) -> Raw | None:
+    """The cell's setup code, shown on request ("setup: 2 lines"); it runs before the code, every run."""
+    if not setup.strip():
+        return None
+    lines = len(setup.strip("\n").splitlines())
+    summary = f"setup: {lines} line{'' if lines == 1 else 's'}"
+    return tag(
+        "details",
+        {"class": CELL["setup"]},
+        tag("summary", {"title": "Code that runs before this cell's, every run"}, summary),
+        Raw(highlight_python(setup.strip("\n"), md)),
+    )
 
 
 def _toolbar(hint_id: str) -> Raw:

@@ -9,14 +9,22 @@
 // caches of older versions but the last one, which a page of that version
 // still open in another tab may need for a script it has not loaded yet.
 //
+// With `isolate=1` (a self-hosted Pyodide: every file is the site's own), the pages
+// and worker scripts it serves carry COOP and COEP headers, which a static host such
+// as GitHub Pages cannot send: a page it controls is cross-origin isolated, so Stop
+// interrupts Python (KeyboardInterrupt) instead of restarting it.
+//
 // Registered by page_kernel.js, once Python is ready, as
-// `course-sw.js?v=<site version>&pyodide=<pyodide version>`, {type: "module"}.
+// `course-sw.js?v=<site version>&pyodide=<pyodide version>&isolate=1`, {type: "module"}.
 // The build publishes it with protocol.js's path in its own runner folder.
-import { cacheNames, isImmutable, isSiteCache, isStaleCache, offlineListURL, servedByServiceWorker } from "./assets/course/js/protocol.js";
+import {
+  cacheNames, ISOLATION_HEADERS, isImmutable, isSiteCache, isStaleCache, offlineListURL, servedByServiceWorker,
+} from "./assets/course/js/protocol.js";
 
 const params = new URL(self.location.href).searchParams;
 const VERSION = params.get("v") || "dev";
 const CACHES = cacheNames(VERSION, params.get("pyodide") || "dev");
+const ISOLATE = params.get("isolate") === "1";
 
 self.addEventListener("install", (event) => {
   event.waitUntil(keepForOffline().then(() => self.skipWaiting()));
@@ -36,7 +44,7 @@ self.addEventListener("activate", (event) => {
 
 self.addEventListener("fetch", (event) => {
   if (!servedByServiceWorker(event.request, self.location.origin)) return;
-  event.respondWith(networkFirst(event.request));
+  event.respondWith(networkFirst(event.request).then((response) => isolated(event.request, response)));
 });
 
 /* Fetch this version's offline list and keep every file it names, revalidated, in this
@@ -78,6 +86,17 @@ async function networkFirst(request) {
     return (await kept(request)) || response;
   }
   return response;
+}
+
+/* `response` with COOP and COEP added, for a page or a worker's script (with ISOLATE); else as it is. */
+function isolated(request, response) {
+  const document = request.mode === "navigate" || request.destination === "document";
+  const worker = request.destination === "worker" || request.destination === "sharedworker";
+  // An opaque redirect (a navigation answered with a redirect) cannot be rewritten: the browser follows it.
+  if (!ISOLATE || !(document || worker) || response.type === "opaqueredirect" || response.status === 0) return response;
+  const headers = new Headers(response.headers);
+  for (const [name, value] of Object.entries(ISOLATION_HEADERS)) headers.set(name, value);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
 /* The kept copy of `request` (in `cacheName`, or in any cache), or undefined. */

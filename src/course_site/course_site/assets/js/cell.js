@@ -21,6 +21,7 @@
  */
 import { appendSegments, render, TerminalOutput } from "./ansi.js";
 import { EditStore } from "./edits.js";
+import { undefinedName } from "./notebook.js";
 import { MessageType } from "./protocol.js";
 import names from "./dom.json" with { type: "json" };
 
@@ -103,6 +104,9 @@ export class Cell {
     this.draft = this.edits.load().code ?? this.original; // the code while there is no editor yet
     this.runDoneListeners = [];
     this.setup = root.getAttribute(DATA.setup) || "";
+    this.defines = new Set((root.getAttribute(DATA.defines) || "").split(" ").filter(Boolean)); // by the build (names.py)
+    this.isExercise = root.hasAttribute(DATA.check);
+    this.notebook = null; // the page's cells (notebook.js), set by enhance.js
     this.filename = `<cell ${this.index}>`;
     this.job = null;
     this.figureCount = 0;
@@ -420,7 +424,7 @@ export class Cell {
 
   async copy() {
     try {
-      await navigator.clipboard.writeText(this.code);
+      await navigator.clipboard.writeText(this.setup.trim() ? `${this.setup.replace(/\n*$/, "\n")}${this.code}` : this.code);
       this.flashStatus("Code copied");
     } catch (err) {
       this.flashStatus(`Could not copy the code (${err.message})`);
@@ -472,7 +476,7 @@ export class Cell {
         this.setStatus("Running…", "running");
         break;
       case "lost":
-        this.notice(`${crashText(msg)} ${FRESH_PYTHON}`, "error");
+        this.notice(`${crashText(msg)} ${FRESH_PYTHON}`, "error", this.runAboveButton());
         break;
       case MessageType.STREAM:
         this.pending.push([msg.stream, msg.text]);
@@ -483,6 +487,7 @@ export class Cell {
         break;
       case MessageType.ERROR:
         this.append("error", msg.text);
+        this.explainNameError(msg.text);
         break;
       case MessageType.FIGURE:
         this.appendFigure(msg.png, msg.alt);
@@ -535,7 +540,8 @@ export class Cell {
             "Stopped. Python was restarted to stop this cell, so the namespace was reset: "
             + "variables, functions and imports from cells you ran earlier are gone. "
             + "Run those cells again before this one if it needs them. Your code is kept.",
-            "stopped");
+            "stopped",
+            this.runAboveButton());
         }
         this.setStatus("Stopped", "stopped");
         break;
@@ -543,7 +549,7 @@ export class Cell {
         this.setStatus("Stopped", "stopped");
         break;
       case "crashed":
-        this.notice(`${crashText(msg)} ${FRESH_PYTHON}`, "error");
+        this.notice(`${crashText(msg)} ${FRESH_PYTHON}`, "error", this.runAboveButton());
         this.setStatus("Error", "error");
         break;
       case "failed":
@@ -626,11 +632,32 @@ export class Cell {
     this.updateEmpty();
   }
 
-  notice(text, kind = "info") {
+  notice(text, kind = "info", ...more) {
     this.flush();
-    this.output.append(el("p", { class: `${CELL.notice} ${CELL.notice}--${kind}`, text }));
+    const parts = Array.isArray(text) ? text : [text];
+    this.output.append(el("p", { class: `${CELL.notice} ${CELL.notice}--${kind}` }, ...parts, ...more.filter(Boolean)));
     this.lastPre = null;
     this.updateEmpty();
+  }
+
+  /* A NameError for a name that an earlier cell defines: say which, and offer to run the cells above, then this one. */
+  explainNameError(traceback) {
+    const name = undefinedName(traceback);
+    const definer = name && !this.isExercise ? this.notebook?.definer(this, name) : null;
+    if (!definer) return;
+    this.notice(
+      [el("code", { text: name }), ` is defined in cell ${definer.index} above: run it first.`],
+      "info",
+      this.runAboveButton({ andThis: true }),
+    );
+  }
+
+  /* "Run the cells above": the page's earlier cells in order (then this one, `andThis`); none above: null. */
+  runAboveButton({ andThis = false } = {}) {
+    if (this.isExercise || !this.notebook?.above(this).length) return null;
+    const button = el("button", { type: "button", class: `${CELL.button} ${CELL.above}`, text: "Run the cells above" });
+    button.addEventListener("click", () => this.notebook.runAbove(this, { andThis }));
+    return button;
   }
 
   isScrolledToEnd() {

@@ -12,6 +12,7 @@
  */
 
 import names from "./dom.json" with { type: "json" };
+import { Notebook } from "./notebook.js";
 import { watchScrollBoxes } from "./scroll_regions.js";
 
 const CELL = names.cell;
@@ -41,7 +42,9 @@ async function enhanceCells(roots) {
       console.error("course: could not enhance", root, err); // the static block stays
     }
   }
-  const exercises = cells.filter((cell) => cell.root.hasAttribute(names.cellData.check));
+  const notebook = new Notebook(cells);
+  for (const cell of cells) cell.notebook = notebook;
+  const exercises = cells.filter((cell) => cell.isExercise);
   if (exercises.length) {
     const { enhanceExercise } = await import("./exercise.js");
     for (const cell of exercises) enhanceExercise(cell.root, cell);

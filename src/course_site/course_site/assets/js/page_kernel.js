@@ -110,6 +110,8 @@ function registerServiceWorkerOnceIdle(kernel) {
     const url = new URL(settings.service_worker, kernel.settingsURL);
     if (settings.version) url.searchParams.set("v", settings.version);
     if (settings.pyodide_version) url.searchParams.set("pyodide", settings.pyodide_version);
+    // Pyodide from this site (not a CDN): every file is same-origin, so the pages can be cross-origin isolated.
+    if (new URL(settings.pyodide_index_url || ".", kernel.settingsURL).origin === location.origin) url.searchParams.set("isolate", "1");
     navigator.serviceWorker.register(url, { type: "module" }).catch((err) => console.warn("course: service worker not registered:", err));
   }, 0);
 }

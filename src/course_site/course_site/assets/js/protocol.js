@@ -102,6 +102,13 @@ export const DEFAULT_LIMITS = Object.freeze({ maxLines: 2000, maxChars: 200000, 
  * package_files.js; never fetched: it exists only in this browser).
  */
 
+/** What the service worker adds to the pages and worker scripts it serves (with `isolate=1`), so that a
+ * page it controls is cross-origin isolated: SharedArrayBuffer, and Stop as KeyboardInterrupt (kernel.js). */
+export const ISOLATION_HEADERS = Object.freeze({
+  "Cross-Origin-Opener-Policy": "same-origin",
+  "Cross-Origin-Embedder-Policy": "require-corp",
+});
+
 const VERSIONED = /\/pyodide\/v[^/]+\/|\/assets\/course\/wheels\/[0-9a-f]+\/|\/assets\/course\/pyodide-lock-[0-9a-f]+\.json$/;
 const IMMUTABLE = /\/assets\/course\/runner-[0-9a-f]+\/|\/assets\/course\/figures\/[0-9a-f]+\.png$|\.[0-9a-f]{8,}\.min\.(js|css)$/;
 const CACHE_PREFIX = "course-";
