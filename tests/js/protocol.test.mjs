@@ -1,0 +1,96 @@
+// The runner's cache policy and cache names (assets/js/protocol.js): which requests the service
+// worker serves, and where the Python worker keeps its offline copies; run by tests/unit/test_runner_js.py.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import {
+  cacheNames,
+  isStaleCache,
+  offlineCacheFor,
+  servedByServiceWorker,
+} from "../../src/course_site/course_site/assets/js/protocol.js";
+
+const ORIGIN = "https://learn.example.org";
+const SITE = `${ORIGIN}/course/`; // a site deployed under a path
+const NAMES = cacheNames("3f2a9c", "0.27.7");
+
+const get = (url) => ({ method: "GET", url });
+
+/* The files whose URL names their version: Pyodide's, the site's wheels, the trimmed lock. */
+const VERSIONED = {
+  "Pyodide's wasm": `${SITE}pyodide/v0.27.7/pyodide.asm.wasm`,
+  "Pyodide's script": `${SITE}pyodide/v0.27.7/pyodide.asm.js`,
+  "Pyodide's loader": `${SITE}pyodide/v0.27.7/pyodide.js`,
+  "Pyodide's wheel": `${SITE}pyodide/v0.27.7/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl`,
+  "the derived stdlib": `${SITE}pyodide/v0.27.7/python_stdlib-pyc-0a1b2c3d.zip`,
+  "the course's wheel": `${SITE}assets/course/wheels/0123456789abcdef/posenc-0.1.0-py3-none-any.whl`,
+  "the lock": `${SITE}assets/course/pyodide-lock-89abcdef.json`,
+};
+
+/* The site's other files: served network-first by the service worker, with the site cache offline. */
+const UNVERSIONED = {
+  "a lesson page": `${SITE}lessons/32-positional-encoding/`,
+  "the home page": SITE,
+  "a runner script": `${SITE}assets/course/js/kernel.js`,
+  "the worker settings": `${SITE}assets/course/worker-settings.json`,
+  "a stylesheet": `${SITE}assets/stylesheets/main.css`,
+  // Names that only look versioned: not in the versioned folders, or not of their form.
+  "a page about Pyodide": `${SITE}pyodide/`,
+  "a lock without its hash": `${SITE}assets/course/pyodide-lock.json`,
+  "a lock's hash in upper case": `${SITE}assets/course/pyodide-lock-89ABCDEF.json`,
+  "a lock's page": `${SITE}assets/course/pyodide-lock-89abcdef.json.html`,
+  "a wheel folder that is not a hash": `${SITE}assets/course/wheels/latest/posenc.whl`,
+  "a file beside the wheel folders": `${SITE}assets/course/wheels/index.json`,
+  "a file beside Pyodide's folders": `${SITE}pyodide/v0.27.7`,
+};
+
+test("the cache names carry the site's and Pyodide's versions", () => {
+  assert.deepEqual(NAMES, { site: "course-site-3f2a9c", pyodide: "course-pyodide-0.27.7" });
+});
+
+test("only the site's caches of other versions are stale", () => {
+  assert.equal(isStaleCache("course-site-3f2a9c", NAMES), false);
+  assert.equal(isStaleCache("course-pyodide-0.27.7", NAMES), false);
+  assert.equal(isStaleCache("course-site-old", NAMES), true);
+  assert.equal(isStaleCache("course-pyodide-0.26.4", NAMES), true);
+  assert.equal(isStaleCache("course-anything", NAMES), true);
+  // Another application's caches on the same origin are left alone.
+  assert.equal(isStaleCache("workbox-precache-v2", NAMES), false);
+  assert.equal(isStaleCache("my-course-site-old", NAMES), false);
+});
+
+for (const [what, url] of Object.entries(VERSIONED)) {
+  test(`the service worker never serves ${what}, on any visit`, () => {
+    assert.equal(servedByServiceWorker(get(url), ORIGIN), false);
+    assert.equal(servedByServiceWorker(get(`${url}?v=2`), ORIGIN), false);
+  });
+}
+
+test("the Python worker keeps Pyodide's files in the Pyodide cache, the site's versioned files in the site cache", () => {
+  for (const what of ["Pyodide's wasm", "Pyodide's script", "Pyodide's loader", "Pyodide's wheel", "the derived stdlib"]) {
+    assert.equal(offlineCacheFor(VERSIONED[what], NAMES), NAMES.pyodide, what);
+  }
+  assert.equal(offlineCacheFor(VERSIONED["the course's wheel"], NAMES), NAMES.site);
+  assert.equal(offlineCacheFor(VERSIONED["the lock"], NAMES), NAMES.site);
+});
+
+for (const [what, url] of Object.entries(UNVERSIONED)) {
+  test(`the service worker serves ${what}; the Python worker keeps no copy of it`, () => {
+    assert.equal(servedByServiceWorker(get(url), ORIGIN), true);
+    assert.equal(offlineCacheFor(url, NAMES), null);
+  });
+}
+
+test("the service worker serves only GET requests of the site's origin", () => {
+  const page = UNVERSIONED["a lesson page"];
+  assert.equal(servedByServiceWorker({ method: "POST", url: page }, ORIGIN), false);
+  assert.equal(servedByServiceWorker({ method: "HEAD", url: page }, ORIGIN), false);
+  assert.equal(servedByServiceWorker(get("https://cdn.example.net/course/lessons/"), ORIGIN), false);
+  assert.equal(servedByServiceWorker(get("http://learn.example.org/course/lessons/"), ORIGIN), false);
+  assert.equal(servedByServiceWorker(get("https://learn.example.org:8443/course/lessons/"), ORIGIN), false);
+});
+
+test("a versioned path is read from the URL's path, not its query or its host", () => {
+  assert.equal(servedByServiceWorker(get(`${SITE}lessons/?next=/pyodide/v0.27.7/pyodide.asm.wasm`), ORIGIN), true);
+  assert.equal(offlineCacheFor(`${SITE}lessons/?next=/pyodide/v0.27.7/x`, NAMES), null);
+});
