@@ -1,9 +1,15 @@
 // The runner's cache policy and cache names (assets/js/protocol.js): which requests the service
 // worker serves, and where the Python worker keeps its offline copies; run by tests/unit/test_runner_js.py.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import {
+  DEFAULT_LIMITS,
+  LIVENESS,
+  MessageType,
+  OFFICIAL_STDLIB,
+  QUIET_MS,
   cacheNames,
   isStaleCache,
   offlineCacheFor,
@@ -93,4 +99,45 @@ test("the service worker serves only GET requests of the site's origin", () => {
 test("a versioned path is read from the URL's path, not its query or its host", () => {
   assert.equal(servedByServiceWorker(get(`${SITE}lessons/?next=/pyodide/v0.27.7/pyodide.asm.wasm`), ORIGIN), true);
   assert.equal(offlineCacheFor(`${SITE}lessons/?next=/pyodide/v0.27.7/x`, NAMES), null);
+});
+
+const ROOT = new URL("../../", import.meta.url);
+const read = (path) => readFileSync(new URL(path, ROOT), "utf8");
+
+test("each message type has a name of its own", () => {
+  const names = Object.values(MessageType);
+  assert.ok(names.every((name) => /^[a-z]+(-[a-z]+)*$/.test(name)), names.join(" "));
+  assert.equal(new Set(names).size, names.length);
+  assert.ok(Object.isFrozen(MessageType));
+});
+
+test("the results and errors are named as Python's cell_exec emits them, the others as the page reads them", () => {
+  const cellExec = read("src/course_site/course_site/assets/py/cell_exec.py");
+  for (const kind of [MessageType.RESULT, MessageType.ERROR]) assert.ok(cellExec.includes(`self.emit("${kind}"`), kind);
+  assert.deepEqual(MessageType, {
+    INTERRUPT_BUFFER: "interrupt-buffer", RUN: "run", CANCEL: "cancel", PREFETCH: "prefetch", SNAPSHOT: "snapshot",
+    SETTINGS: "settings", PROGRESS: "progress", READY: "ready", INIT_ERROR: "init-error", STARTED: "started",
+    STREAM: "stream", RESULT: "result", ERROR: "error", FIGURE: "figure", CAPPED: "capped", DROPPED: "dropped",
+    DONE: "done", FATAL: "fatal", HEARTBEAT: "heartbeat",
+  });
+});
+
+test("the default limits are the ones the authors' guide gives", () => {
+  const guide = read("docs/authors.md");
+  assert.deepEqual(DEFAULT_LIMITS, { maxLines: 2000, maxChars: 200000, timeLimitS: 0 });
+  assert.ok(guide.includes("| `output_max_lines` | `2000` |") && guide.includes("| `output_max_chars` | `200000` |"));
+});
+
+test("a worker misses several heartbeats before it is declared dead, a running one many more", () => {
+  assert.ok(LIVENESS.heartbeatMs > 0);
+  assert.ok(LIVENESS.idleSilenceMs >= 3 * LIVENESS.heartbeatMs, "an idle worker");
+  assert.ok(LIVENESS.runSilenceMs >= 3 * LIVENESS.idleSilenceMs, "a cell in one long call into C");
+  assert.ok(Object.isFrozen(LIVENESS) && Object.isFrozen(DEFAULT_LIMITS));
+  assert.ok(QUIET_MS > 0);
+});
+
+test("the official standard library is the file Pyodide ships under that name", () => {
+  const manifest = JSON.parse(read("pyodide_assets/manifest.json"));
+  assert.equal(OFFICIAL_STDLIB, "python_stdlib.zip");
+  assert.ok(JSON.stringify(manifest.files).includes(`"${OFFICIAL_STDLIB}"`), Object.keys(manifest.files).join(" "));
 });
