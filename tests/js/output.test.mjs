@@ -7,7 +7,9 @@ import { beforeEach, test } from "node:test";
 import { MessageType } from "../../src/course_site/course_site/assets/js/protocol.js";
 
 let posted;
+let clock = 0; // ms, performance.now() as output.js sees it
 globalThis.self = { postMessage: (message) => posted.push(message) };
+Object.defineProperty(globalThis, "performance", { value: { now: () => clock }, configurable: true });
 const { abandonRun, closeRun, host, isOpen, openRun, openRunId, writeStream } = await import(
   "../../src/course_site/course_site/assets/js/worker/output.js"
 );
@@ -42,6 +44,7 @@ const lines = (count, from = 1) => Array.from({ length: count }, (_, i) => `line
 
 beforeEach(() => {
   posted = [];
+  clock += 10_000; // each test starts long after the last one's writes
 });
 
 test("output within the caps is sent whole, with no notice", () => {
@@ -95,6 +98,17 @@ test("a partial line after the last kept one stays within the line cap", () => {
   const out = runWith(2, 1000, () => write("a\nb\nc"));
   assert.equal(out.text, "a\nb\nc");
   assert.deepEqual(out.dropped, []);
+});
+
+test("a write that reaches the character cap before the line cap is cut there", () => {
+  const out = runWith(3, 5, () => write("ab\ncd\nef\n"));
+  assert.equal(out.text, "ab\ncd");
+  assert.deepEqual(out.dropped, [{ lines: 2, chars: 4 }]);
+  // The character cap falls on a line end that would also reach the line cap: that line end is dropped.
+  posted = [];
+  const atLineEnd = runWith(2, 5, () => write("ab\ncd\nef"));
+  assert.equal(atLineEnd.text, "ab\ncd");
+  assert.deepEqual(atLineEnd.dropped, [{ lines: 2, chars: 3 }]);
 });
 
 test("output of exactly maxChars characters is kept whole; one more is dropped", () => {
@@ -202,4 +216,94 @@ test("a figure's bytes are copied and transferred, after the output before it", 
   } finally {
     globalThis.self.postMessage = (message) => posted.push(message);
   }
+});
+
+/* ------------------------------------------------------------------ batching */
+
+const BURST_WRITES = 20; // output.js: more writes than this in BURST_MS are batched
+const BURST_MS = 100;
+const BATCH_CHARS = 16384; // a batch is posted once it holds more than this, or BATCH_MS after the last post
+const BATCH_MS = 40;
+
+/* The texts of the stream messages posted so far. */
+const streamed = () => posted.filter((m) => m.type === MessageType.STREAM).map((m) => m.text);
+
+/* `count` writes of one character each, at the same time. */
+function burst(count, from = 0) {
+  for (let k = 0; k < count; k++) write(String.fromCharCode(97 + ((from + k) % 26)));
+}
+
+test("each write is posted at once, up to BURST_WRITES writes in BURST_MS", () => {
+  openRun(RUN, 1000, 100_000);
+  burst(BURST_WRITES);
+  assert.equal(streamed().length, BURST_WRITES);
+  burst(5, BURST_WRITES); // faster than that: held
+  assert.equal(streamed().length, BURST_WRITES);
+  closeRun();
+  assert.deepEqual(streamed().slice(BURST_WRITES), ["uvwxy"]);
+});
+
+test("a batch is posted once more than BATCH_MS have passed since the last post", () => {
+  openRun(RUN, 1000, 100_000);
+  burst(BURST_WRITES + 1);
+  clock += BATCH_MS;
+  write("b");
+  assert.equal(streamed().length, BURST_WRITES, "not yet");
+  clock += 1;
+  write("c");
+  assert.deepEqual(streamed().slice(BURST_WRITES), ["ubc"]);
+  write("d"); // the batch starts again from that post
+  assert.equal(streamed().length, BURST_WRITES + 1);
+  closeRun();
+});
+
+test("a batch is posted once it holds more than BATCH_CHARS characters", () => {
+  openRun(RUN, 1000, 100_000);
+  burst(BURST_WRITES);
+  write("x".repeat(BATCH_CHARS));
+  assert.equal(streamed().length, BURST_WRITES, "exactly BATCH_CHARS: held");
+  write("y");
+  assert.equal(streamed().length, BURST_WRITES + 1);
+  assert.equal(streamed().at(-1), `${"x".repeat(BATCH_CHARS)}y`);
+  closeRun();
+});
+
+test("the burst is counted again once BURST_MS have passed since it began", () => {
+  openRun(RUN, 1000, 100_000);
+  burst(BURST_WRITES + 1);
+  clock += BURST_MS; // not more than BURST_MS: the same burst (the first write is posted, BATCH_MS having passed)
+  burst(3);
+  assert.equal(streamed().length, BURST_WRITES + 1);
+  clock += 1; // a new burst: each write is posted at once again
+  burst(3);
+  assert.equal(streamed().length, BURST_WRITES + 4);
+  closeRun();
+});
+
+test("a batch of one stream is posted before another stream's write, in order", () => {
+  openRun(RUN, 1000, 100_000);
+  burst(BURST_WRITES);
+  write("o", "u");
+  writeStream("stderr", encoder.encode("E"));
+  writeStream("stderr", encoder.encode("F"));
+  write("t");
+  closeRun();
+  const tail = posted.filter((m) => m.type === MessageType.STREAM).slice(BURST_WRITES).map((m) => [m.stream, m.text]);
+  assert.deepEqual(tail, [["stdout", "ou"], ["stderr", "EF"], ["stdout", "t"]]);
+});
+
+test("a result or a figure first posts the output before it", () => {
+  openRun(RUN, 1000, 100_000);
+  burst(BURST_WRITES + 2);
+  host.emit_text(MessageType.RESULT, "42");
+  host.emit_figure(Uint8Array.of(1), "alt");
+  closeRun();
+  assert.deepEqual(posted.slice(BURST_WRITES).map((m) => [m.type, m.text]), [
+    [MessageType.STREAM, "uv"], [MessageType.RESULT, "42"], [MessageType.FIGURE, undefined],
+  ]);
+});
+
+test("a figure outside a run is discarded", () => {
+  host.emit_figure(Uint8Array.of(1), "alt");
+  assert.deepEqual(posted, []);
 });
