@@ -393,3 +393,184 @@ test("a disposed kernel stops its watchdog and its worker", () => {
   kernel.start();
   assert.equal(FakeWorker.made.length, 1);
 });
+
+/* ------------------------------------------------------------------ more of the contract with cell.js */
+
+test("a job's phase: queued, sent, started, done", () => {
+  const [kernel, worker] = readyKernel();
+  const [a, b] = [kernel.run(job("a")), kernel.run(job("b"))];
+  assert.deepEqual([a.phase, b.phase], ["sent", "queued"]);
+  worker.send({ type: MessageType.STARTED, id: a.id });
+  assert.equal(a.phase, "started");
+  worker.send({ type: MessageType.DONE, id: a.id, ok: true, status: "ok", ms: 1, totalMs: 2 });
+  assert.deepEqual([a.phase, b.phase], ["done", "sent"]);
+});
+
+test("a run's setup and an exercise's check are sent with it; none is an empty setup and a null check", () => {
+  const [kernel, worker] = readyKernel();
+  kernel.run({ ...job("a"), setup: "import numpy as np", check: "assert x" });
+  kernel.run({ ...job("b"), setup: undefined, check: undefined });
+  runToEnd(worker, { id: worker.runs()[0].id });
+  assert.deepEqual(worker.runs().map((m) => [m.setup, m.check]), [["import numpy as np", "assert x"], ["", null]]);
+});
+
+test("the kernel says each change of state, and its download progress while Python boots", () => {
+  const kernel = newKernel();
+  const seen = [];
+  kernel.addEventListener("state", () => seen.push(kernel.state));
+  kernel.addEventListener("progress", () => seen.push(`${kernel.progress.phase} ${kernel.progress.loaded}/${kernel.progress.total}`));
+  assert.deepEqual(kernel.progress, { phase: "core", loaded: 0, total: 0 });
+  kernel.start();
+  kernel.start(); // already loading: nothing more
+  assert.equal(FakeWorker.made.length, 1);
+  const [worker] = FakeWorker.made;
+  worker.send({ type: MessageType.PROGRESS, phase: "core", loaded: 5, total: 10, id: null, packages: [] });
+  assert.equal(kernel.idle, false, "not idle before Python is ready");
+  worker.send({ type: MessageType.READY, version: "0.27.7" });
+  worker.onerror({ message: "gone" });
+  assert.deepEqual(seen, ["loading", "core 0/0", "core 5/10", "ready", "idle"]);
+  assert.deepEqual(kernel.progress, { phase: "core", loaded: 5, total: 10 });
+});
+
+test("a run's package downloads are told to that run only; the kernel's progress follows them", () => {
+  const [kernel, worker] = readyKernel();
+  let progressEvents = 0;
+  kernel.addEventListener("progress", () => progressEvents++);
+  const [a, b] = [kernel.run(job("a")), kernel.run(job("b"))];
+  const message = (id) => ({ type: MessageType.PROGRESS, phase: "packages", loaded: 3, total: 9, id, packages: ["numpy"] });
+  worker.send(message(a.id));
+  worker.send(message(b.id));
+  assert.deepEqual(a.events.filter((e) => e.type === MessageType.PROGRESS), [message(a.id)]);
+  assert.ok(!b.events.some((e) => e.type === MessageType.PROGRESS));
+  assert.deepEqual(kernel.progress, { phase: "packages", loaded: 3, total: 9 });
+  assert.equal(progressEvents, 0, "the boot's progress bar is not redrawn");
+  runToEnd(worker, a);
+  runToEnd(worker, b);
+  worker.send(message(a.id)); // no run: told to no one
+  assert.equal(a.events.filter((e) => e.type === MessageType.PROGRESS).length, 1);
+});
+
+test("Python ready with runs waiting is not idle until they have run", () => {
+  const kernel = newKernel();
+  let idles = 0;
+  kernel.addEventListener("idle", () => idles++);
+  const a = kernel.run(job());
+  FakeWorker.made[0].send({ type: MessageType.READY, version: "0.27.7" });
+  assert.equal(idles, 0);
+  runToEnd(FakeWorker.made[0], a);
+  assert.equal(idles, 1);
+});
+
+test("a run is ended as Python says unless it was stopped, then it is stopped unless it had finished", () => {
+  const [kernel, worker] = readyKernel();
+  const failing = kernel.run(job());
+  runToEnd(worker, failing, "error");
+  assert.equal(lastEvent(failing).status, "error");
+  assert.equal(lastEvent(failing).reason, undefined);
+  const finished = kernel.run(job());
+  kernel.stop(finished); // its packages still loading: the worker is asked to drop it, but it ran already
+  worker.send({ type: MessageType.DONE, id: finished.id, ok: true, status: "ok", ms: 1, totalMs: 1 });
+  assert.deepEqual([lastEvent(finished).status, lastEvent(finished).reason], ["ok", "user"]);
+});
+
+test("Stop on a run that has ended does nothing", () => {
+  const [kernel, worker] = readyKernel();
+  const a = kernel.run(job());
+  runToEnd(worker, a);
+  const posted = worker.posted.length;
+  kernel.stop(a);
+  mock.timers.tick(5000);
+  assert.equal(worker.posted.length, posted);
+  assert.equal(worker.terminated, false);
+  assert.equal(a.events.length, 3);
+});
+
+test("a run after the kernel failed starts a fresh worker", () => {
+  const kernel = newKernel();
+  kernel.start();
+  FakeWorker.made[0].send({ type: MessageType.INIT_ERROR, message: "no WebAssembly" });
+  assert.equal(kernel.state, "failed");
+  kernel.run(job());
+  assert.equal(FakeWorker.made.length, 2);
+  assert.equal(kernel.state, "loading");
+});
+
+test("a ready kernel sends a run's packages with the run, not as a prefetch", () => {
+  const [kernel, worker] = readyKernel();
+  kernel.run({ ...job(), packages: ["numpy"] });
+  assert.deepEqual(worker.posted.map((m) => m.type), [MessageType.RUN]);
+});
+
+test("messages and errors still on their way from a replaced worker are ignored", () => {
+  const [kernel, worker] = readyKernel();
+  const { onmessage, onerror } = worker;
+  const a = kernel.run(job());
+  worker.send({ type: MessageType.STARTED, id: a.id });
+  kernel.stop(a); // ends that worker; a fresh one boots
+  const fresh = FakeWorker.made.at(-1);
+  const b = kernel.run(job());
+  onmessage({ data: { type: MessageType.READY, version: "0.27.7" } });
+  onerror({ message: "late", preventDefault() {} });
+  assert.equal(kernel.state, "loading");
+  assert.equal(fresh.terminated, false);
+  assert.deepEqual(types(b), ["queued"]);
+});
+
+test("a worker error without preventDefault (a replayed event) is a crash all the same", () => {
+  const [kernel, worker] = readyKernel();
+  const a = kernel.run(job());
+  worker.onerror({ message: "boom" });
+  assert.equal(lastEvent(a).message, "boom");
+  assert.equal(lastEvent(a).cause, "crash");
+});
+
+test("a ready worker that vanishes before any run is replaced without a word", () => {
+  const [kernel, worker] = readyKernel();
+  pass(LIVENESS.idleSilenceMs + LIVENESS.heartbeatMs);
+  assert.equal(worker.terminated, true);
+  assert.equal(kernel.state, "idle");
+});
+
+test("a check exactly 3 heartbeats after the last one is not late: the silence still counts", () => {
+  const [kernel, worker] = readyKernel(); // the watchdog looks every heartbeatMs from now on
+  const a = kernel.run(job());
+  runToEnd(worker, a);
+  pass(LIVENESS.heartbeatMs);
+  asleep = 2 * LIVENESS.heartbeatMs; // the next look comes 3 heartbeats after this one
+  pass(2 * LIVENESS.heartbeatMs);
+  assert.equal(lastEvent(a).type, "lost");
+});
+
+/* ------------------------------------------------------------------ cross-origin isolated pages */
+
+test("isolated, Stop raises KeyboardInterrupt through the shared buffer, and ends the worker only if the run goes on", () => {
+  globalThis.crossOriginIsolated = true;
+  try {
+    const [kernel, worker] = readyKernel();
+    const [buffer] = worker.posted.filter((m) => m.type === MessageType.INTERRUPT_BUFFER).map((m) => m.buffer);
+    assert.ok(buffer instanceof SharedArrayBuffer);
+    const flag = new Int32Array(buffer);
+    const a = kernel.run(job("a"));
+    worker.send({ type: MessageType.STARTED, id: a.id });
+    kernel.stop(a);
+    assert.equal(flag[0], 2, "SIGINT");
+    assert.equal(worker.terminated, false);
+    worker.send({ type: MessageType.DONE, id: a.id, ok: false, status: "error", ms: 1, totalMs: 1 });
+    assert.deepEqual([lastEvent(a).status, lastEvent(a).reset], ["stopped", false]);
+    mock.timers.tick(5000);
+    assert.equal(worker.terminated, false, "the interrupt was enough");
+    const b = kernel.run(job("b"));
+    assert.equal(flag[0], 0, "cleared before the next run");
+    worker.send({ type: MessageType.STARTED, id: b.id });
+    kernel.stop(b);
+    mock.timers.tick(1999);
+    assert.equal(worker.terminated, false);
+    mock.timers.tick(1);
+    assert.equal(worker.terminated, true, "the run ignored KeyboardInterrupt");
+    assert.deepEqual([lastEvent(b).status, lastEvent(b).reset], ["stopped", true]);
+    // A fresh worker gets a buffer of its own.
+    assert.equal(FakeWorker.made.at(-1).posted[0].type, MessageType.INTERRUPT_BUFFER);
+  } finally {
+    delete globalThis.crossOriginIsolated;
+  }
+});

@@ -151,7 +151,7 @@ export class Kernel extends EventTarget {
     if (job !== this.current) return;
     this.killWorker();
     this.current = null;
-    this.finish(job, { type: MessageType.DONE, status: "stopped", reason: job.stopRequested || "user", reset: true });
+    this.finish(job, { type: MessageType.DONE, status: "stopped", reason: job.stopRequested, reset: true });
     this.spawn();
     this.pump();
   }
