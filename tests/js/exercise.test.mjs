@@ -220,3 +220,26 @@ test("the solution is shown on request, then can replace the learner's code", ()
   parts.use.click();
   assert.deepEqual(cell.code, ["def rope(x):\n    return x\n"]);
 });
+
+test("solved state is kept under course-exercise-solved:<id>, in the page's localStorage by default", () => {
+  assert.equal(solvedKey("rope-1"), "course-exercise-solved:rope-1");
+  const local = new Store();
+  globalThis.window = { localStorage: local };
+  try {
+    const { root, cell } = exercise();
+    enhanceExercise(root, cell);
+    cell.finish(passed);
+    assert.deepEqual([...local.map], [["course-exercise-solved:rope-1", "true"]]);
+    assert.equal(countSolved(["rope-1", "rope-2"]), 1);
+  } finally {
+    delete globalThis.window;
+  }
+});
+
+test("an exercise without a solved badge is marked solved all the same", () => {
+  const { root, cell } = exercise();
+  delete root.found[".course-exercise__solved"];
+  enhanceExercise(root, cell, new Store({ [solvedKey("rope-1")]: "true" }));
+  cell.finish(passed);
+  assert.equal(root.dataset.solved, "true");
+});

@@ -574,3 +574,10 @@ test("isolated, Stop raises KeyboardInterrupt through the shared buffer, and end
     delete globalThis.crossOriginIsolated;
   }
 });
+
+test("a message from the worker that cannot be read ends the run as a crash", () => {
+  const [kernel, worker] = readyKernel();
+  const a = kernel.run(job());
+  worker.onmessageerror();
+  assert.deepEqual([lastEvent(a).cause, lastEvent(a).message], ["crash", "a message from the Python worker could not be read"]);
+});

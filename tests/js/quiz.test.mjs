@@ -49,6 +49,7 @@ function choose(form, radio) {
 function said(feedback) {
   const [verdict, why] = feedback.childNodes;
   const [mark, , word] = verdict.childNodes;
+  assert.deepEqual([verdict, mark, word, why].map((node) => node.nodeName), ["P", "SPAN", "STRONG", "DIV"]);
   assert.equal(verdict.className, QUIZ.verdict);
   assert.equal(mark.className, QUIZ.mark);
   assert.equal(mark.getAttribute("aria-hidden"), "true");
