@@ -367,3 +367,201 @@ test("matplotlib's font list is fetched once, kept if versioned, and null where 
   configure({ fontListURL: null });
   assert.equal(await net.fontList(), null);
 });
+
+/* ------------------------------------------------------------------ the finer points */
+
+/* Run `body` with console[`level`] recording its lines instead of printing them. */
+async function quiet(level, body) {
+  const said = [];
+  const original = console[level];
+  console[level] = (...args) => said.push(args.map((a) => (a instanceof Error ? a.message : String(a))).join(" "));
+  try {
+    await body();
+  } finally {
+    console[level] = original;
+  }
+  return said;
+}
+
+/* A response of `chunks` (strings), each one read apart. */
+function chunked(url, chunks) {
+  const stream = new ReadableStream({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk));
+      controller.close();
+    },
+  });
+  const response = new Response(stream, { status: 200 });
+  Object.defineProperty(response, "url", { value: url });
+  return response;
+}
+
+test("before the settings are read, fetches go through, and nothing is kept", async () => {
+  net.configure(null);
+  const url = fresh(`${INDEX}*.wasm`);
+  served.set(url, "early");
+  assert.equal(await text(self.fetch(url)), "early");
+  await settle();
+  assert.equal(await caches.match(url), undefined);
+});
+
+test("a copy already kept is not stored again, and the second copy's body is cancelled", async () => {
+  const cancel = ReadableStream.prototype.cancel;
+  let cancelled = 0;
+  ReadableStream.prototype.cancel = function (...args) {
+    cancelled++;
+    return cancel.apply(this, args);
+  };
+  try {
+    const wasm = fresh(`${INDEX}*.wasm`);
+    served.set(wasm, "wasm");
+    await text(self.fetch(wasm));
+    await settle();
+    assert.equal(cancelled, 0);
+    await text(self.fetch(wasm));
+    await settle();
+    assert.equal(cancelled, 1);
+  } finally {
+    ReadableStream.prototype.cancel = cancel;
+  }
+});
+
+test("a failed response's bytes are not counted", async () => {
+  const before = progress.loaded;
+  await text(self.fetch(fresh(`${INDEX}*.whl`)));
+  await settle();
+  assert.equal(progress.loaded, before);
+});
+
+test("the bytes are counted chunk by chunk, the progress posted at most every 80 ms", async () => {
+  const url = fresh(`${INDEX}*.whl`);
+  const before = progress.loaded;
+  await new Promise((resolve) => setTimeout(resolve, 100)); // the last post is older than 80 ms
+  net.countBody(chunked(url, ["ab", "cde", "f"]));
+  await settle();
+  assert.equal(progress.loaded - before, 6);
+  assert.equal(posted.filter((m) => m.type === MessageType.PROGRESS).length, 1);
+});
+
+test("a failed prefetch does not drop a response handed on for the same file since", async () => {
+  const url = fresh(`${INDEX}*.whl`);
+  offline = true;
+  const failing = net.prefetch(url);
+  net.provide(url, Promise.resolve(new Response("provided")));
+  await assert.rejects(failing);
+  await settle();
+  assert.equal(await text(self.fetch(url)), "provided");
+});
+
+test("a derived file that is not used says which and why", async () => {
+  const stdlib = { url: fresh(`${INDEX}python_stdlib-pyc-*.zip`), sha256: "00ff" };
+  const bytecode = { url: fresh(`${INDEX}packages-pyc-*.zip`), sha256: "00ff" };
+  served.set(`${INDEX}python_stdlib.zip`, "official zip");
+  const said = await quiet("warn", async () => {
+    net.prefetchStdlib(INDEX, stdlib).handOn(false);
+    await text(self.fetch(stdlib.url));
+    await net.fetchPackageBytecode(bytecode);
+    offline = true;
+    await net.fetchPackageBytecode({ url: fresh(`${INDEX}packages-pyc-*.zip`), sha256: "00ff" });
+  });
+  assert.deepEqual(said.slice(0, 2), [
+    `course: ${stdlib.url} not used (HTTP 404); the official stdlib instead`,
+    `course: ${bytecode.url} not used (HTTP 404); the packages' .py are compiled instead`,
+  ]);
+  assert.match(said[2], /not used \(Failed to fetch\); the packages' \.py are compiled instead$/);
+});
+
+test("package names are looked up in the lock as normalised names (runs of - _ . as one -)", async () => {
+  const lock = { packages: { "zope-interface": { file_name: "zope.whl" }, "ruamel-yaml": { file_name: "ruamel.whl" } } };
+  net.useLock(Promise.resolve(lock));
+  net.prefetchWheels(["zope__interface", "Ruamel.-Yaml"]);
+  await settle();
+  assert.deepEqual(fetchedURLs(), [`${INDEX}zope.whl`, `${INDEX}ruamel.whl`]);
+});
+
+test("a package's download size is counted once, during the boot only, and not for the preloaded packages", async () => {
+  setDownloadBytes({ pkga: 100, pkgb: 10, pkgc: 1 });
+  const lock = { packages: { pkga: { file_name: "a.whl" }, pkgb: { file_name: "b.whl" }, pkgc: { file_name: "c.whl" } } };
+  configure({ preload: ["pkgb"] });
+  net.useLock(Promise.resolve(lock));
+  const total = progress.total;
+  net.prefetchWheels(["pkga", "pkgb"]);
+  net.prefetchWheels(["pkga"]);
+  assert.equal(progress.total - total, 100);
+  configure({ preload: undefined });
+  progress.phase = "packages";
+  try {
+    net.prefetchWheels(["pkgc"]);
+  } finally {
+    progress.phase = "core";
+  }
+  assert.equal(progress.total - total, 100);
+  await settle();
+  assert.deepEqual(fetchedURLs().sort(), [`${INDEX}a.whl`, `${INDEX}b.whl`, `${INDEX}c.whl`]);
+});
+
+/* A second copy of the module, with state of its own (its font list is fetched once per worker). */
+async function isolatedNetwork() {
+  const fetch = self.fetch;
+  try {
+    return await import(`../../src/course_site/course_site/assets/js/worker/network.js?copy=${++n}`);
+  } finally {
+    self.fetch = fetch;
+  }
+}
+
+test("matplotlib's wheels bring its font list along; other packages do not", async () => {
+  const url = fresh(`${INDEX}fontlist-*.json`);
+  served.set(url, "[]");
+  const copy = await isolatedNetwork();
+  copy.configure({ cacheNames: NAMES, indexURL: INDEX, preload: [], fontListURL: url });
+  copy.useLock(Promise.resolve({ packages: {} }));
+  copy.prefetchWheels(["numpy"]);
+  assert.ok(!fetchedURLs().includes(url));
+  copy.prefetchWheels(["matplotlib"]);
+  assert.ok(fetchedURLs().includes(url));
+});
+
+test("a lock that cannot be read is said once, and no wheel is fetched", async () => {
+  const said = await quiet("warn", async () => {
+    net.useLock(Promise.reject(new Error("lock 404")));
+    net.prefetchWheels(["pkg-without-lock"]);
+    await settle();
+  });
+  assert.deepEqual(said, ["course: could not prefetch packages lock 404"]);
+  assert.deepEqual(fetched, []);
+});
+
+test("a kept script run offline frees its blob: URL; a script run online counts its bytes", async () => {
+  const revoked = [];
+  const revoke = URL.revokeObjectURL;
+  URL.revokeObjectURL = (url) => (revoked.push(url), revoke(url));
+  const entries = globalThis.performance.getEntriesByName;
+  globalThis.performance.getEntriesByName = (url) => [{ name: url, decodedBodySize: 1234 }];
+  try {
+    const script = fresh(`${INDEX}*.js`);
+    await (await caches.open(NAMES.pyodide)).put(script, new Response("kept script"));
+    brokenScripts.add(script);
+    await net.importScript(script);
+    assert.deepEqual(revoked, [scripts.at(-1)]);
+    const online = fresh(`${INDEX}*.js`);
+    const before = progress.loaded;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    posted = [];
+    await net.importScript(online);
+    await net.importScript(online);
+    assert.equal(progress.loaded - before, 2468);
+    assert.equal(posted.length, 1, "posted at most every 80 ms");
+  } finally {
+    URL.revokeObjectURL = revoke;
+    globalThis.performance.getEntriesByName = entries;
+  }
+});
+
+test("a font list that cannot be fetched is null", async () => {
+  offline = true;
+  const url = fresh(`${INDEX}fontlist-*.json`);
+  const isolated = await isolatedNetwork();
+  isolated.configure({ cacheNames: NAMES, indexURL: INDEX, fontListURL: url });
+  assert.equal(await isolated.fontList(), null);
+});
