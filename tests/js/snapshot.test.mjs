@@ -33,13 +33,21 @@ class FakeDirectory {
 class FakeFile {
   bytes = new Uint8Array(0);
   quota = Infinity; // bytes a write may reach
+  modes = []; // the mode of each handle opened
+  open = 0; // handles not closed
+  failure = null; // an error that opening a handle throws (another tab holds it)
 
-  async createSyncAccessHandle() {
+  async createSyncAccessHandle(options = {}) {
+    if (this.failure) throw this.failure;
     const file = this;
+    file.modes.push(options.mode ?? "readwrite");
+    file.open++;
     const view = (buffer) => (ArrayBuffer.isView(buffer) ? new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength) : new Uint8Array(buffer));
     return {
       getSize: () => file.bytes.length,
       read(buffer, { at }) {
+        if (at < 0) throw new TypeError("at must not be negative"); // an unsigned long long
+        if (file.readFailure) throw file.readFailure;
         const into = view(buffer);
         const part = file.bytes.subarray(at, at + into.length);
         into.set(part);
@@ -55,7 +63,7 @@ class FakeFile {
       },
       truncate: (size) => (file.bytes = file.bytes.slice(0, size)),
       flush: () => {},
-      close: () => {},
+      close: () => file.open--,
     };
   }
 }
@@ -91,8 +99,8 @@ function fakePyodide(bytes) {
   const said = [];
   const proxy = { remove: (x) => said.push(["remove", x]), destroy: () => {} };
   self.loadPyodide = async (options) => ({
-    options,
-    pyimport: () => ({ path: proxy, destroy: () => {} }),
+    options: said.push(["load", options]) && options,
+    pyimport: (name) => (name === "sys" ? { path: proxy, destroy: () => {} } : null),
     runPython: (code) => said.push(["run", code]),
     makeMemorySnapshot: () => bytes,
   });
@@ -293,8 +301,10 @@ test("the package files' shared libraries are compiled from their bytes", async 
 
 test("the snapshot is made of a bare interpreter without '' on sys.path, importlib.metadata imported", async () => {
   const said = fakePyodide(snapshotBytes(BUILD));
-  await snapshot.makeSnapshot({ indexURL: "x/" }, { pyodide_version: "0.27.7", build_id: BUILD, stdlib_sha256: "5d1b" }, packageFiles());
-  assert.deepEqual(said, [["remove", ""], ["run", "import importlib.metadata"]]);
+  await snapshot.makeSnapshot({ indexURL: "x/", packages: ["numpy"] }, { pyodide_version: "0.27.7", build_id: BUILD, stdlib_sha256: "5d1b" }, packageFiles());
+  assert.deepEqual(said, [
+    ["load", { indexURL: "x/", packages: [], _makeSnapshot: true }], ["remove", ""], ["run", "import importlib.metadata"],
+  ]);
 });
 
 test("a Pyodide without makeMemorySnapshot, or storage that is full, keeps nothing", async () => {
@@ -313,18 +323,174 @@ test("a restore reseeds random and sets the environment; a Pyodide that ignores 
   const calls = [];
   const environ = { __setitem__: (k, v) => calls.push(["env", k, v]), destroy: () => {} };
   const random = { seed: () => calls.push(["seed"]), destroy: () => {} };
-  const restored = { _module: { noInitialRun: true }, pyimport: (name) => (name === "random" ? random : { environ }) };
+  const restored = { _module: { noInitialRun: true }, pyimport: (name) => ({ random, os: { environ } })[name] };
   self.loadPyodide = async (options) => (calls.push(["load", options._loadSnapshot]), restored);
   const bytes = new Uint8Array(4);
   const booted = await snapshot.bootPyodide({ env: { HOME: "/home/pyodide", N: 3 } }, bytes, () => "normal");
   assert.deepEqual(booted, { pyodide: restored, restored: true, reason: null });
   assert.deepEqual(calls, [["load", bytes], ["seed"], ["env", "HOME", "/home/pyodide"], ["env", "N", "3"]]);
-  self.loadPyodide = async () => ({ _module: {} });
-  const ignored = await snapshot.bootPyodide({}, bytes, () => "normal");
-  assert.equal(ignored.restored, false);
+  for (const pyodide of [{ _module: {} }, {}]) {
+    self.loadPyodide = async () => pyodide;
+    const ignored = await snapshot.bootPyodide({}, bytes, () => "normal");
+    assert.deepEqual(ignored, { pyodide, restored: false, reason: "this Pyodide ignores _loadSnapshot" });
+  }
   self.loadPyodide = async () => {
     throw new Error("bad snapshot");
   };
   const rejected = await snapshot.bootPyodide({}, bytes, async () => "normal");
   assert.deepEqual(rejected, { pyodide: "normal", restored: false, reason: "snapshot not used: bad snapshot" });
 });
+
+/* ------------------------------------------------------------------ each check on its own */
+
+const hex = (buffer) => Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
+const sha256 = async (bytes) => hex(await crypto.subtle.digest("SHA-256", bytes));
+
+/* readKeptFile's answer for `bytes` with a record that describes them (then `change(record)`). */
+async function described(bytes, change = () => {}) {
+  const packageBytes = new Uint8Array(0);
+  const record = {
+    format: 3, pyodide_version: "0.27.7", build_id: BUILD, stdlib_sha256: "5d1b", bytes: bytes.length, sha256: await sha256(bytes),
+    packages: { wheels: [], bytes: 0, sha256: await sha256(packageBytes) },
+  };
+  const digests = { snapshot: record.sha256, packages: record.packages.sha256 };
+  change(record);
+  return { file: { bytes, packageBytes, record, sha256: digests } };
+}
+
+test("a snapshot whose record describes it but that has no snapshot header is refused", async () => {
+  const bytes = snapshotBytes(BUILD);
+  bytes[0] ^= 1;
+  assert.equal((await snapshot.keptSnapshot(described(bytes), EXPECTED)).bytes, undefined);
+  const short = snapshotBytes(BUILD).slice(0, 47);
+  assert.equal((await snapshot.keptSnapshot(described(short), EXPECTED)).bytes, undefined);
+  const justTheHeader = snapshotBytes(BUILD, 48);
+  assert.ok((await snapshot.keptSnapshot(described(justTheHeader), EXPECTED)).bytes);
+});
+
+test("a snapshot of another size than its record says is refused, even with the right sha256", async () => {
+  const answer = await described(snapshotBytes(BUILD), (record) => (record.bytes += 1));
+  assert.equal((await snapshot.keptSnapshot(Promise.resolve(answer), EXPECTED)).bytes, undefined);
+});
+
+test("a record without package files is refused, not an error", async () => {
+  const answer = await described(snapshotBytes(BUILD), (record) => delete record.packages);
+  assert.equal(typeof (await snapshot.keptSnapshot(Promise.resolve(answer), EXPECTED)).reason, "string");
+  assert.deepEqual([...snapshot.compileKeptLibraries(answer.file)], [], "nothing to compile");
+});
+
+test("a snapshot kept without package files (none preloaded) is restored", async () => {
+  fakePyodide(snapshotBytes(BUILD));
+  const none = { wheels: [], blob: new Uint8Array(0) };
+  await snapshot.makeSnapshot({}, { pyodide_version: "0.27.7", build_id: BUILD, stdlib_sha256: "5d1b" }, none);
+  const restored = await restore();
+  assert.ok(restored.bytes);
+  assert.deepEqual((await restored.packages).wheels, []);
+});
+
+test("the record holds the hex sha256 of the snapshot and of the package files", async () => {
+  const file = await kept();
+  const recordLength = new DataView(file.bytes.buffer).getUint32(file.bytes.length - 8, true);
+  const record = JSON.parse(new TextDecoder().decode(file.bytes.subarray(file.bytes.length - 8 - recordLength, file.bytes.length - 8)));
+  assert.equal(record.sha256, await sha256(snapshotBytes(BUILD)));
+  assert.equal(record.packages.sha256, await sha256(packageFiles().blob));
+  assert.equal(record.format, 3);
+  assert.deepEqual([record.bytes, record.packages.bytes], [96, 12]);
+});
+
+test("a file whose trailer does not end in the magic number is refused", async () => {
+  const file = await kept();
+  file.bytes[file.bytes.length - 1] ^= 1;
+  const answer = await snapshot.readKeptFile();
+  assert.deepEqual([answer.file, answer.drop], [undefined, true]);
+});
+
+test("a record longer than the file is refused and the file deleted", async () => {
+  const file = await kept();
+  new DataView(file.bytes.buffer).setUint32(file.bytes.length - 8, file.bytes.length, true);
+  assert.deepEqual(await snapshot.readKeptFile(), { reason: "corrupt snapshot: no record", drop: true });
+});
+
+test("a record of JSON null is refused", async () => {
+  const file = await kept();
+  await rewrite();
+  const text = new TextEncoder().encode("null");
+  const bytes = new Uint8Array(96 + 12 + text.length + 8);
+  bytes.set(file.bytes.subarray(0, 108));
+  bytes.set(text, 108);
+  new DataView(bytes.buffer).setUint32(bytes.length - 8, text.length, true);
+  new DataView(bytes.buffer).setUint32(bytes.length - 4, 0x31736373, true);
+  file.bytes = bytes;
+  const answer = await snapshot.readKeptFile();
+  assert.deepEqual([answer.file, answer.drop], [undefined, true]);
+});
+
+test("the kept file is read through a read-only handle, closed after", async () => {
+  const file = await kept();
+  await snapshot.readKeptFile();
+  assert.deepEqual(file.modes.slice(-1), ["read-only"]);
+  assert.equal(file.open, 0);
+});
+
+test("a file that cannot be read (another tab writes it) is left alone", async () => {
+  const file = await kept();
+  file.failure = new DOMException("locked", "NoModificationAllowedError");
+  assert.deepEqual(await restore(), { reason: "snapshot storage unavailable: NoModificationAllowedError" });
+  file.failure = null;
+  file.readFailure = new DOMException("gone", "InvalidStateError");
+  assert.deepEqual(await restore(), { reason: "snapshot storage unavailable: InvalidStateError" });
+  assert.equal(file.open, 0, "closed all the same");
+  assert.notEqual(snapshotFile(), null);
+});
+
+for (const [what, files] of [
+  ["fractional sizes that add up", [["/lib/numpy/__init__.py", 4.5], ["/lib/numpy/core.so", 3.5]]],
+  ["a negative size that adds up", [["/lib/numpy/__init__.py", -1], ["/lib/numpy/core.so", 9]]],
+  ["a path that is not a string", [[42, 5], ["/lib/numpy/core.so", 3]]],
+]) {
+  test(`package files listed with ${what} are not used`, async () => {
+    await kept();
+    await rewrite((record) => (record.packages.wheels[0].files = files));
+    const said = await quietInfo(async () => assert.equal(await (await restore()).packages, null));
+    assert.match(said[0], /^course: kept package files not used \(corrupt: the record of numpy\.whl\)$/);
+  });
+}
+
+test("an empty file among the package files is one of them", async () => {
+  fakePyodide(snapshotBytes(BUILD));
+  const packages = packageFiles();
+  packages.wheels[1].files.unshift(["/lib/posenc/py.typed", 0]);
+  await snapshot.makeSnapshot({}, { pyodide_version: "0.27.7", build_id: BUILD, stdlib_sha256: "5d1b" }, packages);
+  assert.deepEqual((await (await restore()).packages).wheels, packages.wheels);
+});
+
+test("package files that do not fill their bytes say so", async () => {
+  await kept();
+  await rewrite((record) => (record.packages.wheels[1].files[0][1] = 3));
+  const said = await quietInfo(async () => assert.equal(await (await restore()).packages, null));
+  assert.deepEqual(said, ["course: kept package files not used (corrupt: files of 11 bytes in 12)"]);
+});
+
+test("forgetting a snapshot that was never kept creates nothing", async () => {
+  await snapshot.dropSnapshot();
+  assert.deepEqual([...root.entries.keys()], []);
+});
+
+test("the site's snapshot file is named after its assets folder's URL", async () => {
+  await kept();
+  const moduleURL = new URL("../../src/course_site/course_site/assets/js/worker/snapshot.js", import.meta.url);
+  const [name] = root.entries.get("course-snapshots").entries.keys();
+  assert.equal(name, `${encodeURIComponent(new URL("../../", moduleURL).href)}.bin`);
+});
+
+async function quietInfo(body) {
+  const said = [];
+  const info = console.info;
+  console.info = (line) => said.push(line);
+  try {
+    await body();
+  } finally {
+    console.info = info;
+  }
+  return said;
+}
