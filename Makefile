@@ -7,7 +7,7 @@ HOST   ?= 127.0.0.1:8000
 export NO_MKDOCS_2_WARNING := 1
 
 STRYKER := tests/tools/stryker/node_modules/.bin/stryker
-JS_TESTED := $(patsubst tests/js/%.test.mjs,%,$(wildcard tests/js/*.test.mjs))
+JS_MUTATED = $(shell node tests/tools/stryker/modules.mjs)
 
 .PHONY: serve site test assets browser node test-tools lint format bench mutation mutation-python mutation-js stryker editor clean
 
@@ -73,10 +73,10 @@ mutation-python: $(STAMP)
 	cd src/course_site && nice -n 19 ../../$(BIN)/mutmut run --max-children 2
 	cd src/course_site && ../../$(BIN)/mutmut export-cicd-stats
 
-## mutation-js: the JavaScript's alone: each module of tests/js/<module>.test.mjs mutated and checked by
-## that file (tests/tools/stryker/stryker.config.mjs), one Stryker run each, one test process at a time
+## mutation-js: the JavaScript's alone: each module of tests/tools/stryker/modules.mjs mutated and checked
+## by its Node tests (stryker.config.mjs there), one Stryker run each, one test process at a time
 mutation-js: $(STAMP) $(STRYKER)
-	for module in $(JS_TESTED); do \
+	for module in $(JS_MUTATED); do \
 	  COURSE_JS_MODULE=$$module nice -n 19 $(STRYKER) run tests/tools/stryker/stryker.config.mjs || exit 1; \
 	done
 	$(BIN)/python scripts/mutation_score.py js

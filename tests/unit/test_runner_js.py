@@ -2,11 +2,12 @@
 no browser, each module's file named after it: the cache policy (protocol.js), the output caps
 (worker/output.js), the kernel's queue and liveness on a fake clock (kernel.js), the exercises'
 verdicts (exercise.js), the quizzes' marking (quiz.js), the worker's offline copies
-(worker/network.js) and the kept snapshot's checks (worker/snapshot.js)."""
+(worker/network.js), the kept snapshot's checks (worker/snapshot.js) and the page's boot
+(page_kernel.js)."""
 
 import pytest
 
-MODULES = ["protocol", "output", "kernel", "exercise", "quiz", "network", "snapshot"]
+MODULES = ["protocol", "output", "kernel", "exercise", "quiz", "network", "snapshot", "page_kernel_boot"]
 
 
 @pytest.mark.parametrize("name", MODULES)
