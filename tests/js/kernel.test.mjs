@@ -264,10 +264,13 @@ test("a worker error event is a crash; a worker that fails to boot fails the wai
 
 test("a worker that dies while it boots, with no run waiting, fails the kernel", () => {
   const kernel = newKernel();
+  const states = [];
+  kernel.addEventListener("state", () => states.push(kernel.state));
   kernel.start();
   FakeWorker.made[0].onmessageerror();
   assert.equal(kernel.state, "failed");
   assert.equal(kernel.failure, "a message from the Python worker could not be read");
+  assert.deepEqual(states, ["loading", "failed"]);
 });
 
 test("a worker that cannot be created fails the run right after it is queued", () => {

@@ -212,6 +212,7 @@ for (const [what, change] of [
   ["another sha256", (record) => (record.sha256 = "0".repeat(64))],
   ["a size beyond the file", (record) => (record.bytes = 10_000)],
   ["a size that is not a number", (record) => (record.bytes = "many")],
+  ["a negative size", (record) => (record.bytes = -1)],
 ]) {
   test(`a record with ${what} is refused and deleted`, async () => {
     await kept();
