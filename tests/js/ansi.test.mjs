@@ -240,3 +240,32 @@ test("bold brightens only the basic colours; a CSS colour stays as it is", () =>
   assert.deepEqual(look("\x1b[1;97mx"), ["ansi-white-intense-fg ansi-bold", null, null]);
   assert.deepEqual(look("\x1b[1;38;5;200mx"), ["ansi-bold", "rgb(255, 0, 215)", null]);
 });
+
+test("erase in line: to its end, from its start through the cursor, or all of it; the cursor stays", () => {
+  assert.deepEqual(plainText("abcdef\r\x1b[1K"), [" bcdef"]);
+  assert.deepEqual(plainText("abcdef\rxy\x1b[0K"), ["xy"]);
+  assert.deepEqual(plainText("abcdef\rxy\x1b[1K"), ["   def"]);
+  assert.deepEqual(plainText("abcdef\rxy\x1b[2K"), ["  "]);
+  assert.deepEqual(plainText("abcdef\rxy\x1b[2Kz"), ["  z"]);
+  assert.deepEqual(plainText("abcdef\rxy\x1b[3K"), ["xycdef"], "no such mode: nothing erased");
+});
+
+test("the eight basic colours' class names, as Jupyter's", () => {
+  const names = ["black", "red", "green", "yellow", "blue", "magenta", "cyan", "white"];
+  assert.deepEqual(names.map((_, n) => look(`\x1b[${30 + n}mx`)[0]), names.map((name) => `ansi-${name}-fg`));
+  assert.deepEqual(names.map((_, n) => look(`\x1b[${100 + n}mx`)[0]), names.map((name) => `ansi-${name}-intense-bg`));
+});
+
+test("SGR parameters with other characters are ignored whole", () => {
+  assert.deepEqual(look("\x1b[1;<3mx"), ["", null, null]);
+  assert.deepEqual(look("\x1b[1;3?mx"), ["", null, null]);
+});
+
+test("a background colour is drawn as the span's background, the open line in a span of its own", () => {
+  const pre = new Document_().createElement("pre");
+  appendSegments(pre, render("\x1b[48;2;1;2;3mx")[0]);
+  assert.deepEqual([pre.childNodes[0].nodeName, pre.childNodes[0].style.backgroundColor], ["SPAN", "rgb(1, 2, 3)"]);
+  const output = new TerminalOutput(new Document_().createElement("pre"));
+  output.write("open");
+  assert.equal(output.open.nodeName, "SPAN");
+});
