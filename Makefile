@@ -6,7 +6,10 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1:8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve site test assets browser node test-tools lint format bench mutation editor clean
+STRYKER := tests/tools/stryker/node_modules/.bin/stryker
+JS_MUTATED = $(shell node tests/tools/stryker/modules.mjs)
+
+.PHONY: serve site test assets browser node test-tools lint format bench mutation mutation-python mutation-js stryker editor clean
 
 $(STAMP): pyproject.toml src/course_site/pyproject.toml requirements/constraints.txt
 	@$(PYTHON) scripts/check_python.py
@@ -56,15 +59,33 @@ bench: assets browser node
 	$(BIN)/python benchmarks/bench_posenc.py
 	$(BIN)/python benchmarks/first_output.py
 
-## mutation: the share of mutants of posenc and of the plugin's Python that the tests catch (a report, like
-## bench; niced, not part of `make test`). `$(BIN)/mutmut results` in ., src/course_site lists the survivors.
-mutation: $(STAMP)
+## mutation: the share of mutants that the tests catch, of posenc and the plugin's Python (mutmut) and of
+## the browser code's modules that have Node tests (StrykerJS); a report, like bench, niced, not part of
+## `make test`. `$(BIN)/mutmut results` in ., src/course_site lists the Python survivors; Stryker lists its
+## own as it runs, and keeps them in .cache/stryker/<module>.json.
+mutation: mutation-python mutation-js
+	$(BIN)/python scripts/mutation_score.py
+
+mutation-python: $(STAMP)
 	nice -n 19 $(BIN)/mutmut run --max-children 2
 	$(BIN)/mutmut export-cicd-stats
 	mkdir -p src/course_site/mutants && ln -sfn ../../../tests src/course_site/mutants/tests
 	cd src/course_site && nice -n 19 ../../$(BIN)/mutmut run --max-children 2
 	cd src/course_site && ../../$(BIN)/mutmut export-cicd-stats
-	$(BIN)/python scripts/mutation_score.py
+
+## mutation-js: the JavaScript's alone: each module of tests/tools/stryker/modules.mjs mutated and checked
+## by its Node tests (stryker.config.mjs there), one Stryker run each, one test process at a time
+mutation-js: $(STAMP) $(STRYKER)
+	for module in $(JS_MUTATED); do \
+	  COURSE_JS_MODULE=$$module nice -n 19 $(STRYKER) run tests/tools/stryker/stryker.config.mjs || exit 1; \
+	done
+	$(BIN)/python scripts/mutation_score.py js
+
+## stryker: StrykerJS for mutation-js, pinned in tests/tools/stryker/package-lock.json (needs Node.js 20+ and npm)
+stryker: $(STRYKER)
+$(STRYKER): tests/tools/stryker/package.json tests/tools/stryker/package-lock.json
+	cd tests/tools/stryker && npm ci --no-audit --no-fund
+	@touch $@
 
 ## editor: rebuild the vendored CodeMirror bundle (needs Node.js and npm)
 editor:

@@ -18,7 +18,16 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from playwright.sync_api import expect
-from runner_fixture import LESSON, LOAD_TIMEOUT_MS, Gate, get_code, guarded_page, make_fixture_site, set_code
+from runner_fixture import (
+    LESSON,
+    LOAD_TIMEOUT_MS,
+    LOST_WITHIN_MS,
+    Gate,
+    get_code,
+    guarded_page,
+    make_fixture_site,
+    set_code,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -328,7 +337,8 @@ def test_out_of_memory_is_one_plain_sentence(crash_page):
 def test_a_worker_that_vanishes_is_detected(crash_page):
     # The worker closes itself: no error event, no more messages, as when the browser ends it.
     output = run(crash_page, 6, "import js\njs.close()\nprint('closing')")
-    expect(output).to_contain_text("Python stopped answering", timeout=LOAD_TIMEOUT_MS)
+    expect(output).to_contain_text("closing")  # the run has ended: the worker's last message
+    expect(output).to_contain_text("Python stopped answering", timeout=LOST_WITHIN_MS)
     expect(run(crash_page, 6, "print('fresh again')")).to_have_text("fresh again\n")
 
 

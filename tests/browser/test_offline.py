@@ -17,6 +17,11 @@ from runner_fixture import LESSON, LOAD_TIMEOUT_MS, PYODIDE_VERSION, expect_serv
 
 pytestmark = pytest.mark.browser
 
+# The versioned files (protocol.js's cache policy): Pyodide's, the site's wheels, the trimmed lock.
+VERSIONED = re.compile(
+    r"/pyodide/v[^/]+/|/assets/course/wheels/[0-9a-f]+/|/assets/course/pyodide-lock-[0-9a-f]+\.json$"
+)
+
 CACHED = """async () => {
     const found = {};
     for (const name of await caches.keys()) {
@@ -26,27 +31,73 @@ CACHED = """async () => {
 }"""
 
 
-def wait_until_cached(page, condition, timeout_s: float = LOAD_TIMEOUT_MS / 1000) -> None:
-    """Read the page's caches (``CACHED``) until ``condition(kept)`` holds.
+# Resolves once Cache Storage has changed since the `seen`th change (the count that
+# CACHE_CHANGED keeps), or after `ms`: the wait of wait_until_cached, on the page's own thread.
+NEXT_CHANGE = """([seen, ms]) => window.__courseCacheChanges > seen || new Promise((resolve) => {
+    window.__courseCacheWake = resolve;
+    setTimeout(resolve, ms);
+})"""
+CACHE_CHANGED = """window.__courseCacheChanges = (window.__courseCacheChanges || 0) + 1;
+window.__courseCacheWake?.();"""
 
-    The one poll of the browser suite: Cache Storage has no change event, and the Python
-    worker stores its offline copies without telling the page.  It reads with
-    ``page.evaluate`` (run by DevTools, outside the page's CSP), not with
-    ``page.wait_for_function``, whose predicate is an ``eval`` the lesson's CSP forbids.
+
+def wait_until_cached(page, condition, timeout_s: float = LOAD_TIMEOUT_MS / 1000) -> None:
+    """Read the page's caches (``CACHED``) until ``condition(kept)`` holds: now, then after each change.
+
+    Cache Storage has no change event for a page, and the Python worker stores its offline copies
+    without telling it; DevTools has one (``Storage.cacheStorageContentUpdated``, for every cache
+    of the origin), which counts the changes in the page (``CACHE_CHANGED``) and wakes its wait
+    (``NEXT_CHANGE``). The page's scripts run with ``page.evaluate`` (run by DevTools, outside the
+    page's CSP), not with ``page.wait_for_function``, whose predicate is an ``eval`` the lesson's
+    CSP forbids.
     """
+    devtools = page.context.new_cdp_session(page)
+
+    def changed(_event) -> None:
+        devtools.send("Runtime.evaluate", {"expression": CACHE_CHANGED})
+
+    devtools.on("Storage.cacheStorageContentUpdated", changed)
+    devtools.on("Storage.cacheStorageListUpdated", changed)
+    origin = "{0.scheme}://{0.netloc}".format(urlsplit(page.url))
+    devtools.send("Storage.trackCacheStorageForOrigin", {"origin": origin})
     deadline = time.monotonic() + timeout_s
-    while not condition(kept := page.evaluate(CACHED)):
-        assert time.monotonic() < deadline, f"timed out waiting on the caches; they hold {kept!r}"
-        time.sleep(0.2)
+    try:
+        while True:
+            seen = page.evaluate("() => window.__courseCacheChanges || 0")
+            if condition(kept := page.evaluate(CACHED)):
+                return
+            left_ms = (deadline - time.monotonic()) * 1000
+            assert left_ms > 0, f"timed out waiting on the caches; they hold {kept!r}"
+            page.evaluate(NEXT_CHANGE, [seen, left_ms])
+    finally:
+        devtools.detach()
 
 
 def wait_ready(page) -> None:
     expect(page.locator("#cell-1 .course-cell__status")).to_have_text("Python is ready", timeout=LOAD_TIMEOUT_MS)
 
 
+def record_responses(page) -> list[tuple[str, bool]]:
+    """From now on, each response of the page and its workers: (its URL's path, served by the service worker?)."""
+    seen: list[tuple[str, bool]] = []
+    page.on("response", lambda response: seen.append((urlsplit(response.url).path, response.from_service_worker)))
+    return seen
+
+
+def expect_versioned_files_from_the_network(responses: list[tuple[str, bool]]) -> None:
+    """The service worker served the site's other files, and none of the versioned ones (Pyodide's wasm
+    and scripts, the wheels, the lock): those come from the network and the HTTP cache, where V8 keeps
+    its compiled code, or from the Python worker's offline copies."""
+    versioned = [(path, by_worker) for path, by_worker in responses if VERSIONED.search(path)]
+    assert any(path.endswith("/pyodide.asm.wasm") for path, _ in versioned), responses
+    assert not [path for path, by_worker in versioned if by_worker], versioned
+    assert any(by_worker for path, by_worker in responses if path.endswith(f"/{LESSON}")), responses
+
+
 def test_first_visit_fills_the_caches_then_the_lesson_runs_offline(browser, site_server, built_site):
     requests: list[str] = []
     with guarded_page(browser, site_server + LESSON, requests=requests) as (page, problems):
+        responses = record_responses(page)
         wait_ready(page)
         expect_service_worker(page, re.compile(r"/course-sw\.js\?"))
         # What the first visit downloaded is kept, each file once, by the Python worker itself
@@ -67,12 +118,20 @@ def test_first_visit_fills_the_caches_then_the_lesson_runs_offline(browser, site
         downloads = [urlsplit(url).path for url in requests if "/pyodide/v" in url and not url.endswith(".js")]
         assert len(downloads) == len(set(downloads)) >= 3, downloads
 
+        assert not any(by_worker for _, by_worker in responses), "no service worker on the first visit"
+
+        del responses[:]
         page.reload()  # a second visit, now with the service worker
         wait_ready(page)
+        expect_versioned_files_from_the_network(responses)
         # The editor's code loads once Python is ready, for cells not scrolled to yet.
         wait_until_cached(
             page, lambda kept: any(path.endswith("/codemirror.js") for paths in kept.values() for path in paths)
         )
+        del responses[:]
+        page.reload()  # a third visit: its requests go the same ways
+        wait_ready(page)
+        expect_versioned_files_from_the_network(responses)
         page.context.set_offline(True)
         page.reload()
         wait_ready(page)

@@ -188,3 +188,84 @@ test("TerminalOutput keeps finished lines and redraws the open one", () => {
   output.write("\n");
   assert.equal(pre.textContent, "step 3/3\nok\n");
 });
+
+/* The first segment of `text` as [classes, color, background]. */
+const look = (text) => {
+  const [segment] = render(text)[0];
+  return [segment.classes.join(" "), segment.color, segment.background];
+};
+
+test("every SGR colour code at the edges of its range, and just outside", () => {
+  const cases = {
+    30: ["ansi-black-fg", null, null], 37: ["ansi-white-fg", null, null], 38: ["", null, null],
+    90: ["ansi-black-intense-fg", null, null], 97: ["ansi-white-intense-fg", null, null], 98: ["", null, null], 89: ["", null, null],
+    40: ["ansi-black-bg", null, null], 47: ["ansi-white-bg", null, null], 48: ["", null, null],
+    100: ["ansi-black-intense-bg", null, null], 107: ["ansi-white-intense-bg", null, null], 108: ["", null, null], 99: ["", null, null],
+    29: ["", null, null], 39: ["", null, null], 49: ["", null, null],
+  };
+  for (const [code, expected] of Object.entries(cases)) assert.deepEqual(look(`\x1b[${code}mx`), expected, `SGR ${code}`);
+  assert.deepEqual(look("\x1b[31;49;41;39mx"), ["ansi-red-bg", null, null]);
+  assert.deepEqual(look("\x1b[41;49mx"), ["", null, null]);
+  assert.deepEqual(look("\x1b[48;2;1;2;3;49mx"), ["", null, null]);
+  assert.deepEqual(look("\x1b[48;2;1;2;3;31mx"), ["ansi-red-fg", null, "rgb(1, 2, 3)"]);
+  assert.deepEqual(look("\x1b[;31mx"), ["ansi-red-fg", null, null], "an empty parameter is 0");
+  assert.deepEqual(look("\x1b[31;mx"), ["", null, null]);
+});
+
+test("the 256-colour palette at each of its edges", () => {
+  const colour = (n) => look(`\x1b[38;5;${n}mx`);
+  assert.deepEqual(colour(7), ["ansi-white-fg", null, null]);
+  assert.deepEqual(colour(8), ["ansi-black-intense-fg", null, null]);
+  assert.deepEqual(colour(15), ["ansi-white-intense-fg", null, null]);
+  assert.deepEqual(colour(16), ["", "rgb(0, 0, 0)", null]);
+  assert.deepEqual(colour(17), ["", "rgb(0, 0, 95)", null]);
+  assert.deepEqual(colour(22), ["", "rgb(0, 95, 0)", null]);
+  assert.deepEqual(colour(52), ["", "rgb(95, 0, 0)", null]);
+  assert.deepEqual(colour(231), ["", "rgb(255, 255, 255)", null]);
+  assert.deepEqual(colour(232), ["", "rgb(8, 8, 8)", null]);
+  assert.deepEqual(colour(255), ["", "rgb(238, 238, 238)", null]);
+  assert.deepEqual(colour(256), ["", null, null]);
+  assert.deepEqual(look("\x1b[31;38;5;256mx"), ["ansi-red-fg", null, null], "out of range: the colour before stays");
+  assert.deepEqual(look("\x1b[38;5;0mx"), ["ansi-black-fg", null, null]);
+  assert.deepEqual(look("\x1b[38;5;-1mx"), ["", null, null]);
+  assert.deepEqual(look("\x1b[38;2;0;0;255mx"), ["", "rgb(0, 0, 255)", null]);
+  assert.deepEqual(look("\x1b[38;2;0;0;256mx"), ["", null, null]);
+  assert.deepEqual(look("\x1b[38;2;0;0;1.5mx"), ["", null, null]);
+  assert.deepEqual(look("\x1b[38;31mx"), ["ansi-red-fg", null, null], "38 without 5 or 2 uses only itself");
+  assert.deepEqual(look("\x1b[48;5;196;1mx"), ["ansi-bold", null, "rgb(255, 0, 0)"]);
+});
+
+test("bold brightens only the basic colours; a CSS colour stays as it is", () => {
+  assert.deepEqual(look("\x1b[1;37mx"), ["ansi-white-intense-fg ansi-bold", null, null]);
+  assert.deepEqual(look("\x1b[1;97mx"), ["ansi-white-intense-fg ansi-bold", null, null]);
+  assert.deepEqual(look("\x1b[1;38;5;200mx"), ["ansi-bold", "rgb(255, 0, 215)", null]);
+});
+
+test("erase in line: to its end, from its start through the cursor, or all of it; the cursor stays", () => {
+  assert.deepEqual(plainText("abcdef\r\x1b[1K"), [" bcdef"]);
+  assert.deepEqual(plainText("abcdef\rxy\x1b[0K"), ["xy"]);
+  assert.deepEqual(plainText("abcdef\rxy\x1b[1K"), ["   def"]);
+  assert.deepEqual(plainText("abcdef\rxy\x1b[2K"), ["  "]);
+  assert.deepEqual(plainText("abcdef\rxy\x1b[2Kz"), ["  z"]);
+  assert.deepEqual(plainText("abcdef\rxy\x1b[3K"), ["xycdef"], "no such mode: nothing erased");
+});
+
+test("the eight basic colours' class names, as Jupyter's", () => {
+  const names = ["black", "red", "green", "yellow", "blue", "magenta", "cyan", "white"];
+  assert.deepEqual(names.map((_, n) => look(`\x1b[${30 + n}mx`)[0]), names.map((name) => `ansi-${name}-fg`));
+  assert.deepEqual(names.map((_, n) => look(`\x1b[${100 + n}mx`)[0]), names.map((name) => `ansi-${name}-intense-bg`));
+});
+
+test("SGR parameters with other characters are ignored whole", () => {
+  assert.deepEqual(look("\x1b[1;<3mx"), ["", null, null]);
+  assert.deepEqual(look("\x1b[1;3?mx"), ["", null, null]);
+});
+
+test("a background colour is drawn as the span's background, the open line in a span of its own", () => {
+  const pre = new Document_().createElement("pre");
+  appendSegments(pre, render("\x1b[48;2;1;2;3mx")[0]);
+  assert.deepEqual([pre.childNodes[0].nodeName, pre.childNodes[0].style.backgroundColor], ["SPAN", "rgb(1, 2, 3)"]);
+  const output = new TerminalOutput(new Document_().createElement("pre"));
+  output.write("open");
+  assert.equal(output.open.nodeName, "SPAN");
+});

@@ -1,7 +1,7 @@
 // What Python's eval loop polls (assets/js/worker/signals.js): heartbeats while a cell runs, with
 // the clock looked at on few of the reads of a busy loop; run by tests/unit/test_signals_js.py.
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { mock, test } from "node:test";
 
 import { LIVENESS, MessageType } from "../../src/course_site/course_site/assets/js/protocol.js";
 
@@ -10,7 +10,7 @@ let looks = 0; // how often it looked
 const posted = [];
 Object.defineProperty(globalThis, "performance", { value: { now: () => (looks++, clock) }, configurable: true });
 globalThis.self = { postMessage: (message) => posted.push(message) };
-const { signals, useStopRequest } = await import("../../src/course_site/course_site/assets/js/worker/signals.js");
+const { clearStopRequest, signals, startHeartbeat, useStopRequest } = await import("../../src/course_site/course_site/assets/js/worker/signals.js");
 
 const heartbeats = () => posted.filter((message) => message.type === MessageType.HEARTBEAT).length;
 
@@ -51,4 +51,45 @@ test("Stop's request is read and cleared through the page's buffer", () => {
   signals[0] = 0;
   assert.equal(Atomics.load(view, 0), 0);
   useStopRequest(null);
+});
+
+test("at most one heartbeat a second, however often the clock is looked at", () => {
+  read(1, 2 * LIVENESS.heartbeatMs);
+  const before = heartbeats();
+  read(100, 100); // a look at nearly each read (they come slowly), ten seconds in all
+  const sent = heartbeats() - before;
+  assert.ok(sent >= 9 && sent <= 10, `${sent} heartbeats in 10 s`);
+});
+
+test("without the page's buffer (no isolation) there is never a Stop to read, and writing it does nothing", () => {
+  useStopRequest(null);
+  signals[0] = 2;
+  assert.equal(signals[0], 0);
+  clearStopRequest();
+});
+
+test("an earlier Stop is forgotten before a run starts", () => {
+  const view = new Int32Array(new SharedArrayBuffer(4));
+  useStopRequest(view);
+  Atomics.store(view, 0, 2);
+  clearStopRequest();
+  assert.equal(Atomics.load(view, 0), 0);
+  useStopRequest(null);
+});
+
+test("while the event loop is free a timer sends a heartbeat each second", () => {
+  mock.timers.enable({ apis: ["setInterval"] });
+  try {
+    clock += 2 * LIVENESS.heartbeatMs;
+    const before = heartbeats();
+    startHeartbeat();
+    assert.equal(heartbeats() - before, 1, "one at once");
+    for (let n = 0; n < 3; n++) {
+      clock += LIVENESS.heartbeatMs;
+      mock.timers.tick(LIVENESS.heartbeatMs);
+    }
+    assert.equal(heartbeats() - before, 4);
+  } finally {
+    mock.timers.reset();
+  }
 });

@@ -129,6 +129,7 @@ export class Kernel extends EventTarget {
     if (i >= 0) {
       this.queue.splice(i, 1);
       this.finish(job, { type: MessageType.DONE, status: "cancelled", reason });
+      this.announcePlaces(i);
       return;
     }
     if (job !== this.current || job.stopRequested) return;
@@ -151,7 +152,7 @@ export class Kernel extends EventTarget {
     if (job !== this.current) return;
     this.killWorker();
     this.current = null;
-    this.finish(job, { type: MessageType.DONE, status: "stopped", reason: job.stopRequested || "user", reset: true });
+    this.finish(job, { type: MessageType.DONE, status: "stopped", reason: job.stopRequested, reset: true });
     this.spawn();
     this.pump();
   }
@@ -222,7 +223,12 @@ export class Kernel extends EventTarget {
       maxLines: Number(this.settings?.output_max_lines) || DEFAULT_LIMITS.maxLines,
       maxChars: Number(this.settings?.output_max_chars) || DEFAULT_LIMITS.maxChars,
     });
-    for (const [n, other] of this.queue.entries()) other.onEvent({ type: "queued", position: n + 1 });
+    this.announcePlaces(0);
+  }
+
+  /** Tell the waiting jobs from the `from`th on their new place in the queue. */
+  announcePlaces(from) {
+    for (let n = from; n < this.queue.length; n++) this.queue[n].onEvent({ type: "queued", position: n + 1 });
   }
 
   finish(job, msg) {

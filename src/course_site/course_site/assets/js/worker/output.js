@@ -18,7 +18,7 @@ let current = null; // the run whose output this is, between openRun and closeRu
 export function openRun(id, maxLines, maxChars) {
   current = {
     id, maxLines, maxChars,
-    lines: 0, chars: 0, capped: false, capNoticeSent: false,
+    lines: 0, chars: 0, capped: false,
     droppedLines: 0, droppedBytes: 0, lastDroppedNewline: true,
   };
   pendingText = "";
@@ -79,8 +79,6 @@ function dropBytes(buf) {
 }
 
 function announceCap() {
-  if (current.capNoticeSent) return;
-  current.capNoticeSent = true;
   flushStream();
   self.postMessage({
     type: MessageType.CAPPED, id: current.id, maxLines: current.maxLines, maxChars: current.maxChars,
@@ -95,7 +93,7 @@ export function writeStream(stream, buf) {
     dropBytes(buf);
     return buf.length;
   }
-  let text = decoders[stream].decode(buf, { stream: true });
+  const text = decoders[stream].decode(buf, { stream: true });
   if (!text) return buf.length;
   const newlines = countNewlines(text);
   if (c.lines + newlines > c.maxLines || c.chars + text.length > c.maxChars) {
@@ -103,7 +101,7 @@ export function writeStream(stream, buf) {
     let cut = Math.min(text.length, Math.max(0, c.maxChars - c.chars));
     let count = c.lines;
     if (count >= c.maxLines) cut = 0;
-    for (let i = text.indexOf("\n"); cut > 0 && i !== -1 && i < cut; i = text.indexOf("\n", i + 1)) {
+    for (let i = text.indexOf("\n"); i !== -1 && i < cut; i = text.indexOf("\n", i + 1)) {
       if (++count >= c.maxLines) { cut = i + 1; break; }
     }
     const kept = text.slice(0, cut);
@@ -112,10 +110,7 @@ export function writeStream(stream, buf) {
     c.droppedBytes += dropped.length;
     c.droppedLines += countNewlines(dropped);
     c.lastDroppedNewline = dropped.endsWith("\n");
-    text = kept;
-    c.lines += countNewlines(kept);
-    c.chars += kept.length;
-    if (text) appendPending(stream, text);
+    if (kept) appendPending(stream, kept);
     announceCap();
     return buf.length;
   }
