@@ -26,6 +26,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
+from mkdocs.utils.meta import get_data
 
 from . import site_assets
 from .cells import highlight_python, render_cell
@@ -34,10 +35,10 @@ from .csp import add_policy, insert_in_head
 from .derived_stdlib import DerivedError
 from .error_page import ErrorLog, write_error_pages
 from .errors import LessonError
-from .execute import PageRunner, RunSettings, find_node
+from .execute import PageRunner, PageWork, RunSettings, find_node
 from .exercises_html import course_exercise_ids, insert_progress, render_exercise
 from .fences import CELL, QUIZ, Cell
-from .lesson_page import LessonBlocks, PendingExercise, PendingQuiz
+from .lesson_page import LessonBlocks, PendingExercise, PendingQuiz, runs_of
 from .mathml import Source, to_mathml
 from .pyodide_assets import AssetError
 from .quiz import markdown_converter
@@ -134,7 +135,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         return PageRunner(cache, python, settings, self.config.execute_timeout)
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
-        """``files``: publish the lessons folder under ``lessons/``; note every exercise of the site."""
+        """``files``: publish the lessons folder under ``lessons/``; note every exercise; run every page's cells."""
         lessons = self.root / self.config.lessons_dir
         self.lesson_uris = [Path("lessons", p.relative_to(lessons)).as_posix() for p in sorted(lessons.rglob("*.md"))]
         for uri in self.lesson_uris:
@@ -144,6 +145,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         pages = [(file.content_string, self._shown(file), file.url) for file in files.documentation_pages()]
         with _as_plugin_error():
             self.exercise_ids = course_exercise_ids(pages)
+        self._run_pages(files)
         return files
 
     def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
@@ -158,12 +160,22 @@ class CoursePlugin(BasePlugin[CourseConfig]):
                 )
         return nav
 
+    def _run_pages(self, files: Files) -> None:
+        """Before any page is read: run every page's cells, pages in parallel, into the cache."""
+        if self.runner:
+            pages = [self._runs_of(file) for file in files.documentation_pages()]
+            with _as_plugin_error():
+                self.runner.run_pages([page for page in pages if page])
+
+    def _runs_of(self, file: File) -> PageWork | None:
+        source = file.content_string
+        markdown, _ = get_data(source)
+        return runs_of(markdown, self._shown(file), _first_line(source, markdown))
+
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-        """``page_markdown``: parse, check and tag the page's blocks; run its cells."""
+        """``page_markdown``: parse, check and tag the page's blocks; run its cells (run by `on_files`)."""
         shown = self._shown(page.file)
-        source = page.file.content_string
-        # MkDocs strips the front matter: count its lines so that errors name the file's lines.
-        first_line = source[: len(source) - len(markdown)].count("\n") + 1 if source.endswith(markdown) else 1
+        first_line = _first_line(page.file.content_string, markdown)
         with _as_plugin_error():
             self.page = LessonBlocks(markdown, shown, first_line, self.runner)
         self.page_url = page.url
@@ -261,6 +273,11 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         path = site_assets.figure_path(png)
         self.figures[path] = png
         return get_relative_url(path, self.page_url)
+
+
+def _first_line(source: str, markdown: str) -> int:
+    """The file's line of ``markdown``'s first: MkDocs strips the front matter, so count its lines."""
+    return source[: len(source) - len(markdown)].count("\n") + 1 if source.endswith(markdown) else 1
 
 
 def _showing_errors(build: Callable[[], None]) -> Callable[[], None]:
