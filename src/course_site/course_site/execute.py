@@ -465,13 +465,12 @@ def _with_notice(output: dict, limits: OutputLimits) -> dict:
 def _fingerprint(python: LocalPython, settings: RunSettings) -> str:
     """Hash of what decides a cell's output besides its code: the runner, the lock, the settings.
 
-    Files are named by their name, never by where the checkout is, so every clone shares keys.
+    Files are named by their name, never by where the checkout is, so every clone shares keys. The
+    derived bytecode is not in it: the same sources compiled ahead, it changes how fast, not what, a cell runs.
     """
     digest = hashlib.sha256(python.lock_text.encode())
     for name, path in sorted({**RUNNER_FILES, NODE_RUNNER.name: NODE_RUNNER}.items()):
         digest.update(name.encode() + b"\0" + path.read_bytes())
-    for derived in (python.stdlib, python.bytecode):  # named by a hash of what they were made from
-        digest.update(derived.name.encode() if derived else b"official\0")
     digest.update(json.dumps([settings.preload, settings.import_packages, settings.module_hint]).encode())
     digest.update(f"{settings.limits.lines} {settings.limits.chars}".encode())
     return digest.hexdigest()
