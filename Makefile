@@ -31,13 +31,13 @@ node:
 test-tools: $(STAMP)
 	$(BIN)/python scripts/fetch_test_tools.py
 
-## serve: build and serve the site at http://$(HOST) with live reload
+## serve: build and serve the site at http://$(HOST) with live reload (ProperDocs, the maintained MkDocs 1.x)
 serve: assets node
-	SITE_URL=http://$(HOST)/ $(BIN)/mkdocs serve --dev-addr $(HOST)
+	SITE_URL=http://$(HOST)/ $(BIN)/properdocs serve -f mkdocs.yml --dev-addr $(HOST)
 
-## site: the static build into ./site
+## site: the static build into ./site (SITE_URL, if set, is where it will be served)
 site: assets node
-	$(BIN)/mkdocs build --strict
+	$(BIN)/properdocs build --strict -f mkdocs.yml
 
 ## test: everything: lint, unit tests, doctests, lesson cells in CPython and Pyodide, browser tests
 test: assets browser node test-tools lint

@@ -44,6 +44,8 @@ from .pyodide_assets import AssetError
 from .quiz import markdown_converter
 
 log = logging.getLogger("mkdocs.plugins.course")
+BUILDER_LOG = logging.getLogger(BasePlugin.__module__.partition(".")[0])
+"""The builder's logger: ``mkdocs``, or ``properdocs`` (which serves ``mkdocs.*`` imports, logging as itself)."""
 _HAS_CELLS = re.compile(r'class="course-cell[ "]')  # a page with cells or exercises
 
 
@@ -90,11 +92,11 @@ class CoursePlugin(BasePlugin[CourseConfig]):
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         """``config``: register the fences, the scripts and styles; prepare Pyodide and the course package."""
-        self.root = Path(config.config_file_path).parent
+        self.root = Path(config.config_file_path).resolve().parent  # `-f mkdocs.yml` gives a relative path
         self.site_dir = Path(config.site_dir)
         if self.serving:
             self.error_log.messages.clear()
-            logging.getLogger("mkdocs").addHandler(self.error_log)
+            BUILDER_LOG.addHandler(self.error_log)
         _register_fences(config, self._validate, self._format)
         _require_extension(config, "pymdownx.arithmatex", {"generic": True})
         config.extra_css.extend(site_assets.STYLESHEETS)
@@ -200,11 +202,11 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         """``post_build``: publish Pyodide, the course wheel, the scripts and worker-settings.json."""
         site_assets.publish(self.shipped, self.worker_settings, Path(config.site_dir))
         site_assets.publish_figures(self.figures, Path(config.site_dir))
-        logging.getLogger("mkdocs").removeHandler(self.error_log)
+        BUILDER_LOG.removeHandler(self.error_log)
 
     def on_build_error(self, error: Exception) -> None:
         """``build_error``: under ``mkdocs serve``, show what broke in the browser, in place of every page."""
-        logging.getLogger("mkdocs").removeHandler(self.error_log)
+        BUILDER_LOG.removeHandler(self.error_log)
         if self.serving:
             # MkDocs logs a build error's message after this event: add it here.
             messages = list(dict.fromkeys([*self.error_log.messages, str(error)]))
