@@ -303,6 +303,15 @@ def test_progress_of_each_page_is_logged(good_project: Path):
     assert re.search(rf"course: lessons/lesson.md: {took}", log)
 
 
+@pytest.mark.parametrize("options", ["", ' height="10"'])
+def test_a_misspelled_fence_fails_a_strict_build_at_its_own_line(tmp_path: Path, options: str):
+    lesson = f"# L\n\nText.\n\n```pyodid{options}\nprint(1)\n```\n\n```pyodide\nprint(2)\n```\n"
+    done = build(make_project(tmp_path, lesson, execute=False))
+    assert done.returncode != 0
+    assert "lessons/lesson.md:5: ```pyodid fence: did you mean `pyodide`?" in done.stderr
+    assert "lessons/lesson.md:9" not in done.stderr
+
+
 def test_cell_that_raises_fails_the_build_with_file_line_and_traceback(tmp_path: Path):
     lesson = "# L\n\n```pyodide\ndef f(n):\n    return 1 / n\n\nf(0)\n```\n"
     done = build(make_project(tmp_path, lesson))

@@ -15,7 +15,7 @@ from itertools import count
 from .errors import LessonError
 from .execute import Output, PageRunner, PageWork
 from .exercises import Exercise, is_exercise, parse_exercise, parse_exercises
-from .fences import BLOCK_ID, CELL, QUIZ, Block, Cell, fence_block, tag_blocks, to_cell
+from .fences import BLOCK_ID, CELL, QUIZ, Block, Cell, fence_block, misspelled, tag_blocks, to_cell
 from .quiz import parse_quiz, render_quiz
 
 EXERCISE = "exercise"  # the count of a page's exercises in `LessonBlocks.counts`
@@ -76,6 +76,8 @@ class LessonBlocks:
         ``first_line`` is the file's line of ``markdown``'s first line. Raises `LessonError`.
         """
         self.path = path
+        self.misspelled = misspelled(markdown, path, first_line)
+        """Fences whose language is a typo of ``pyodide`` or ``quiz``: the plugin warns at each."""
         self.markdown, blocks = tag_blocks(markdown, path, first_line)
         exercises, cells = page_work(blocks)
         quizzes = [parse_quiz(block) for block in blocks if block.lang == QUIZ]
@@ -116,6 +118,10 @@ class LessonBlocks:
         """Raise `LessonError` at the first block that the renderer never asked for."""
         if self.pending:
             block = self.blocks[min(self.pending)]
+            typo = next((m for m in reversed(self.misspelled) if m.line < block.line), None)
+            if typo:  # its closing line paired up with the next fence's opening: that is the cause
+                later = f"; so the ```{block.lang} fence at line {block.line} is not rendered either"
+                raise LessonError(typo.path, typo.line, typo.message + later)
             raise LessonError(
                 self.path,
                 block.line,

@@ -180,6 +180,8 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         first_line = _first_line(page.file.content_string, markdown)
         with _as_plugin_error():
             self.page = LessonBlocks(markdown, shown, first_line, self.runner)
+        for typo in self.page.misspelled:
+            log.warning(str(typo.error()))  # fatal with --strict
         self.page_url = page.url
         self.math_source = Source(markdown, shown, first_line)
         return self.page.markdown
