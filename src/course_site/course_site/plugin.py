@@ -83,6 +83,8 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         self.error_log = ErrorLog()  # this build's warnings and errors, for the page of a failed build
         self.site_dir = Path()
         self.page_paths: list[str] = []  # the site's HTML pages, under site_dir
+        self.files: Files | None = None  # the site's files, to put the assets back after a failed build
+        self.error_shown: list[str] = []  # the messages of this build's error page, once written
 
     # -- mkdocs events ------------------------------------------------------------------------
 
@@ -144,6 +146,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
             if files.get_file_from_path(uri) is None:
                 files.append(File(uri, str(lessons.parent), config.site_dir, config.use_directory_urls))
         self.page_paths = [file.dest_uri for file in files.documentation_pages()]
+        self.files = files
         pages = [(file.content_string, self._shown(file), file.url) for file in files.documentation_pages()]
         with _as_plugin_error():
             self.exercise_ids = course_exercise_ids(pages)
@@ -210,9 +213,24 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         """``build_error``: under ``mkdocs serve``, show what broke in the browser, in place of every page."""
         BUILDER_LOG.removeHandler(self.error_log)
         if self.serving:
-            # MkDocs logs a build error's message after this event: add it here.
-            messages = list(dict.fromkeys([*self.error_log.messages, str(error)]))
-            write_error_pages(self.site_dir, self.page_paths, messages)
+            self.show_error(error)
+
+    def show_error(self, error: Exception) -> list[str]:
+        """Write the page of a failed build in place of every page; return its messages.
+
+        The build cleaned the site folder before it failed: the theme's and the course's assets are
+        put back, so that what the pages open in the browser still ask for (the service worker's
+        update, the Python worker's files) is there, and the server logs no 404 for them.
+        """
+        # MkDocs logs a build error's message after this event: add it here.
+        messages = list(dict.fromkeys([*self.error_log.messages, str(error) or type(error).__name__]))
+        if self.files is not None:
+            self.files.copy_static_files(dirty=False)
+        if self.shipped is not None and self.worker_settings is not None:
+            site_assets.publish(self.shipped, self.worker_settings, self.site_dir)
+        write_error_pages(self.site_dir, self.page_paths, messages)
+        self.error_shown = messages
+        return messages
 
     def on_serve(self, server: LiveReloadServer, config: MkDocsConfig, builder) -> LiveReloadServer:
         """``serve``: live-reload on lessons, the course package's source and the runner's files."""
@@ -221,7 +239,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         server.watch(str(site_assets.ASSETS))
         server.watch(str(site_assets.WORKER_PRESTART))
         server.watch(str(site_assets.SERVICE_WORKER))
-        server.builder = _showing_errors(server.builder)
+        server.builder = _showing_errors(server.builder, self)
         return server
 
     def _shown(self, file: File) -> str:
@@ -284,18 +302,22 @@ def _first_line(source: str, markdown: str) -> int:
     return source[: len(source) - len(markdown)].count("\n") + 1 if source.endswith(markdown) else 1
 
 
-def _showing_errors(build: Callable[[], None]) -> Callable[[], None]:
-    """The server's rebuild, which ends normally when the build fails (``on_build_error`` wrote its page).
+def _showing_errors(build: Callable[[], None], plugin: CoursePlugin) -> Callable[[], None]:
+    """The server's rebuild, which ends normally when the build fails, with the error's page written
+    (by ``on_build_error``, or here for a failure it does not see: ``--strict`` counting warnings).
 
     So the server still answers requests, and reloads the browser to show that page, then
-    the fixed site (it waits forever for a rebuild that raised).
+    the fixed site (it waits forever for a rebuild that raised). Each failure logs its reasons.
     """
 
     def build_or_show_error() -> None:
+        plugin.error_shown = []
         try:
             build()
-        except Exception:
-            log.error("course: the build failed; the browser shows why until a build succeeds")
+        except Exception as error:
+            messages = plugin.error_shown or plugin.show_error(error)
+            reasons = "".join(f"\n  {message}" for message in messages or [str(error)])
+            log.error(f"course: the build failed; the browser shows why until a build succeeds:{reasons}")
 
     return build_or_show_error
 
