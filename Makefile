@@ -43,9 +43,17 @@ site: assets node
 test: assets browser node test-tools lint
 	$(BIN)/python -m pytest
 
-lint: $(STAMP)
+LINT_STAMP := $(VENV)/.lint-tools
+$(LINT_STAMP): requirements/lint.txt $(STAMP)
+	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r requirements/lint.txt
+	@touch $@
+
+## lint: ruff over the code; actionlint and zizmor (offline audits) over the CI workflows
+lint: $(LINT_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/actionlint .github/workflows/*.yml
+	$(BIN)/zizmor --offline --no-progress .github/workflows/
 
 format: $(STAMP)
 	$(BIN)/ruff format .
