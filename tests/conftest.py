@@ -28,17 +28,9 @@ from course_site.execute import PageRunner, RunSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_RECORD = ROOT / ".cache" / "chromium-path"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    # Belt and braces with the route guard: nothing but loopback resolves.
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-]
+sys.path.insert(0, str(ROOT / "scripts"))
+from chromium_flags import CHROMIUM_ARGS  # noqa: E402  (shared with the benchmarks)
+
 ISOLATION_HEADERS = {
     "Cross-Origin-Opener-Policy": "same-origin",
     "Cross-Origin-Embedder-Policy": "require-corp",

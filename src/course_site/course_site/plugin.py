@@ -32,7 +32,7 @@ from . import site_assets
 from .cells import highlight_python, render_cell
 from .config import CourseConfig
 from .csp import add_policy, insert_in_head
-from .derived_stdlib import DerivedError
+from .derived_bytecode import DerivedError
 from .error_page import ErrorLog, write_error_pages
 from .errors import LessonError
 from .execute import PageRunner, PageWork, RunSettings, find_node

@@ -29,7 +29,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from types import ModuleType
 
-from . import derived_stdlib, pyodide_assets
+from . import derived_bytecode, pyodide_assets
 from .markup import Raw, tag
 from .wheel import Wheel, build_wheel
 
@@ -81,7 +81,7 @@ class ShippedPython:
     package: CoursePackage
     base_url: str | None  # a CDN serving Pyodide, or None for the self-hosted copy
     import_packages: dict[str, list[str]] = field(default_factory=dict)
-    bytecode: derived_stdlib.DerivedBytecode | None = None  # self-hosted only
+    bytecode: derived_bytecode.DerivedBytecode | None = None  # self-hosted only
 
     @cached_property
     def lock(self) -> dict:
@@ -104,7 +104,7 @@ class ShippedPython:
         place and the preloaded packages' bytecode."""
         core = sum(asset.size for asset in self.assets if asset.kind == "core")
         if self.bytecode:
-            official = next(asset for asset in self.assets if asset.name == derived_stdlib.OFFICIAL)
+            official = next(asset for asset in self.assets if asset.name == derived_bytecode.OFFICIAL)
             core += self.bytecode.stdlib.path.stat().st_size - official.size
             core += self.bytecode.packages.path.stat().st_size if self.bytecode.packages else 0
         return core
@@ -163,7 +163,7 @@ def prepare(
     bytecode (the stdlib's, and that of the ``preload`` packages).
 
     Raises `pyodide_assets.AssetError` when a Pyodide file is missing or corrupt and cannot be
-    fetched, `derived_stdlib.DerivedError` when the derived bytecode cannot be made.
+    fetched, `derived_bytecode.DerivedError` when the derived bytecode cannot be made.
     """
     assets = pyodide_assets.fetch_assets(manifest, pyodide_cache, log=_log)
     wheel = build_wheel(package.project, package.source, cache_dir)
@@ -171,7 +171,7 @@ def prepare(
     bytecode = None
     if precompile_for is not None and base_url is None:
         lock = manifest.with_name(pyodide_assets.LOCK_NAME)
-        bytecode = derived_stdlib.derive(assets, lock, precompile_for, list(preload), cache_dir)
+        bytecode = derived_bytecode.derive(assets, lock, precompile_for, list(preload), cache_dir)
     return ShippedPython(version, assets, manifest, wheel, package, base_url, import_packages, bytecode)
 
 
@@ -262,7 +262,7 @@ def _preload_wheels(lock: dict, preload: list[str]) -> dict[str, dict[str, str]]
     return {key: {field: lock["packages"][key][field] for field in ("file_name", "sha256")} for key in keys}
 
 
-def _derived_entry(shipped: ShippedPython, derived: derived_stdlib.DerivedZip) -> dict:
+def _derived_entry(shipped: ShippedPython, derived: derived_bytecode.DerivedZip) -> dict:
     """A derived zip's entry in worker-settings.json: its URL (from there) and sha256."""
     return {"url": f"../../{shipped.index_path}{derived.file_name}", "sha256": derived.sha256}
 
