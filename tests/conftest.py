@@ -57,9 +57,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def build_site(dest: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    """Run ``mkdocs build --strict`` into ``dest``; return the finished process."""
+    """Run ``properdocs build --strict`` (the site's builder) into ``dest``; return the finished process."""
     return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(dest), *extra],
+        [sys.executable, "-m", "properdocs", "build", "--strict", "-f", "mkdocs.yml", "--site-dir", str(dest), *extra],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -78,7 +78,7 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The course site, built once per test session."""
     dest = tmp_path_factory.mktemp("site")
     done = build_site(dest)
-    assert done.returncode == 0, f"mkdocs build failed:\n{done.stdout}\n{done.stderr}"
+    assert done.returncode == 0, f"the site build failed:\n{done.stdout}\n{done.stderr}"
     return dest
 
 
