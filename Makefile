@@ -34,21 +34,29 @@ node:
 test-tools: $(STAMP)
 	$(BIN)/python scripts/fetch_test_tools.py
 
-## serve: build and serve the site at http://$(HOST) with live reload
+## serve: build and serve the site at http://$(HOST) with live reload (ProperDocs, the maintained MkDocs 1.x)
 serve: assets node
-	SITE_URL=http://$(HOST)/ $(BIN)/mkdocs serve --dev-addr $(HOST)
+	SITE_URL=http://$(HOST)/ $(BIN)/properdocs serve -f mkdocs.yml --dev-addr $(HOST)
 
-## site: the static build into ./site
+## site: the static build into ./site (SITE_URL, if set, is where it will be served)
 site: assets node
-	$(BIN)/mkdocs build --strict
+	$(BIN)/properdocs build --strict -f mkdocs.yml
 
 ## test: everything: lint, unit tests, doctests, lesson cells in CPython and Pyodide, browser tests
 test: assets browser node test-tools lint
 	$(BIN)/python -m pytest
 
-lint: $(STAMP)
+LINT_STAMP := $(VENV)/.lint-tools
+$(LINT_STAMP): requirements/lint.txt $(STAMP)
+	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r requirements/lint.txt
+	@touch $@
+
+## lint: ruff over the code; actionlint and zizmor (offline audits) over the CI workflows
+lint: $(LINT_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/actionlint .github/workflows/*.yml
+	$(BIN)/zizmor --offline --no-progress .github/workflows/
 
 format: $(STAMP)
 	$(BIN)/ruff format .

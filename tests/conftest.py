@@ -28,17 +28,9 @@ from course_site.execute import PageRunner, RunSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_RECORD = ROOT / ".cache" / "chromium-path"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    # Belt and braces with the route guard: nothing but loopback resolves.
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-]
+sys.path.insert(0, str(ROOT / "scripts"))
+from chromium_flags import CHROMIUM_ARGS  # noqa: E402  (shared with the benchmarks)
+
 ISOLATION_HEADERS = {
     "Cross-Origin-Opener-Policy": "same-origin",
     "Cross-Origin-Embedder-Policy": "require-corp",
@@ -65,9 +57,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def build_site(dest: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    """Run ``mkdocs build --strict`` into ``dest``; return the finished process."""
+    """Run ``properdocs build --strict`` (the site's builder) into ``dest``; return the finished process."""
     return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(dest), *extra],
+        [sys.executable, "-m", "properdocs", "build", "--strict", "-f", "mkdocs.yml", "--site-dir", str(dest), *extra],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -86,7 +78,7 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The course site, built once per test session."""
     dest = tmp_path_factory.mktemp("site")
     done = build_site(dest)
-    assert done.returncode == 0, f"mkdocs build failed:\n{done.stdout}\n{done.stderr}"
+    assert done.returncode == 0, f"the site build failed:\n{done.stdout}\n{done.stderr}"
     return dest
 
 

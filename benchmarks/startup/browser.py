@@ -20,19 +20,11 @@ from . import site_layout as layout
 from .built_site import ROOT, SiteInfo
 from .server import SiteServer
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    # Nothing but loopback: other names do not resolve, other addresses go to a dead proxy
-    # (loopback always bypasses the proxy).
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-    "--proxy-server=http://127.0.0.1:9",
-]
+sys.path.insert(0, str(ROOT / "scripts"))
+from chromium_flags import CHROMIUM_ARGS as TEST_ARGS
+from chromium_flags import DEAD_PROXY
+
+CHROMIUM_ARGS = [*TEST_ARGS, DEAD_PROXY]
 RUN_TIMEOUT_S = 180  # one cold load on a busy 2-core machine, with matplotlib
 
 IN_PAGE_JS = Path(__file__).with_name("in_page.js").read_text()

@@ -50,10 +50,10 @@ def ensure_site(site: Path, rebuild: bool) -> None:
     print(f"site: building into {site} …", flush=True)
     started = time.perf_counter()
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)]
+    command = [sys.executable, "-m", "properdocs", "build", "--strict", "-f", "mkdocs.yml", "--site-dir", str(site)]
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
     if done.returncode:
-        sys.exit(f"mkdocs build failed:\n{done.stdout}\n{done.stderr}")
+        sys.exit(f"the site build failed:\n{done.stdout}\n{done.stderr}")
     stamp.write_text(fingerprint)
     print(f"site: built in {time.perf_counter() - started:.1f} s")
 

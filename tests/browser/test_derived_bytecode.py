@@ -1,4 +1,4 @@
-"""The derived bytecode the build ships (derived_stdlib.py): used when it checks out, and when
+"""The derived bytecode the build ships (derived_bytecode.py): used when it checks out, and when
 it does not (a corrupt or missing file, here a sha256 that no longer matches it), Python boots
 from the official files and compiles the sources, and every cell still runs.
 

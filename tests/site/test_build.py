@@ -122,6 +122,38 @@ def good_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return project
 
 
+def test_properdocs_and_mkdocs_build_the_same_site(good_project: Path):
+    """ProperDocs (the site's builder) and MkDocs 1.6 (which the plugin's API comes from) agree byte for byte,
+    but for the generator tag of each page."""
+    done = subprocess.run(
+        [sys.executable, "-m", "properdocs", "build", "--strict", "-f", "mkdocs.yml", "-d", "site-properdocs"],
+        cwd=good_project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "course: lessons/lesson.md" not in done.stderr  # the cells ran once, for both builds
+    by_mkdocs, by_properdocs = (site_files(good_project / name) for name in ("site", "site-properdocs"))
+    assert sorted(by_mkdocs) == sorted(by_properdocs)
+    tags = set()
+    for name, content in by_mkdocs.items():
+        other = by_properdocs[name]
+        if content != other:
+            assert name.endswith(".html"), name
+            (mkdocs_tag,), (properdocs_tag,) = (GENERATOR.findall(page.decode()) for page in (content, other))
+            assert GENERATOR.sub("", content.decode()) == GENERATOR.sub("", other.decode()), name
+            tags.add((mkdocs_tag, properdocs_tag))
+    assert len(tags) == 1 and "ProperDocs" in tags.pop()[1]
+
+
+GENERATOR = re.compile(r'<meta name="generator" content="[^"]*">')
+
+
+def site_files(site: Path) -> dict[str, bytes]:
+    return {path.relative_to(site).as_posix(): path.read_bytes() for path in site.rglob("*") if path.is_file()}
+
+
 def test_cells_render_with_precomputed_output_in_page_order(good_project: Path):
     html = lesson_html(good_project)
     assert html.count('class="course-cell"') == 3
@@ -271,6 +303,15 @@ def test_progress_of_each_page_is_logged(good_project: Path):
     assert "course: lessons/lesson.md: running 3 cell(s) in Pyodide" in log
     took = r"3 cell\(s\) ran in \d+\.\d s \(of execute_timeout 60 s\), after \d+\.\d s to start Python"
     assert re.search(rf"course: lessons/lesson.md: {took}", log)
+
+
+@pytest.mark.parametrize("options", ["", ' height="10"'])
+def test_a_misspelled_fence_fails_a_strict_build_at_its_own_line(tmp_path: Path, options: str):
+    lesson = f"# L\n\nText.\n\n```pyodid{options}\nprint(1)\n```\n\n```pyodide\nprint(2)\n```\n"
+    done = build(make_project(tmp_path, lesson, execute=False))
+    assert done.returncode != 0
+    assert "lessons/lesson.md:5: ```pyodid fence: did you mean `pyodide`?" in done.stderr
+    assert "lessons/lesson.md:9" not in done.stderr
 
 
 def test_cell_that_raises_fails_the_build_with_file_line_and_traceback(tmp_path: Path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from course_site.errors import LessonError
-from course_site.fences import CellOptions, fence_block, scan, tag_blocks, to_cell
+from course_site.fences import CellOptions, fence_block, misspelled, scan, tag_blocks, to_cell
 from course_site.lesson_page import LessonBlocks, PendingCell, PendingQuiz
 from course_site.quiz import parse_quiz, render_quiz
 
@@ -267,3 +267,24 @@ def test_code_before_the_first_marker_is_reported_at_the_bodys_first_line():
     with pytest.raises(LessonError) as caught:
         to_cell(scan("text\n```pyodide\nx = 1\n# --- code ---\ny = 2\n```\n", "lessons/p.md")[0])
     assert str(caught.value) == "lessons/p.md:3: code before the first '# --- ... ---' marker"
+
+
+def test_a_fence_within_two_edits_of_a_course_language_is_a_misspelling_at_its_line():
+    page = "# T\n\n```pyodid\nx\n```\n\n```Pyodide\nx\n```\n\n```qiuz\nQ\n```\n\n```python\nx\n```\n\n```py\nx\n```\n"
+    found = misspelled(page, "lessons/page.md")
+    assert [(m.line, m.lang, m.meant) for m in found] == [
+        (3, "pyodid", "pyodide"),
+        (7, "Pyodide", "pyodide"),
+        (11, "qiuz", "quiz"),
+    ]
+    assert str(found[0].error()).startswith("lessons/page.md:3: ```pyodid fence: did you mean `pyodide`?")
+
+
+def test_a_misspelled_fence_with_options_is_the_cause_reported_for_the_fence_after_it():
+    page = '# T\n\nText.\n\n```pyodid height="10"\nprint(1)\n```\n\n```pyodide\nprint(2)\n```\n'
+    blocks = LessonBlocks(page, "lessons/page.md", 1, None)
+    assert [m.line for m in blocks.misspelled] == [5]
+    with pytest.raises(LessonError) as caught:
+        blocks.check_all_taken()  # the renderer paired the typo's closing line with line 9's opening
+    assert caught.value.line == 5
+    assert "did you mean `pyodide`?" in str(caught.value) and "at line 9 is not rendered" in str(caught.value)

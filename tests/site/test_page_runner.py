@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from course_site import execute
 from course_site.errors import LessonError
-from course_site.execute import Output, PageRunner
+from course_site.execute import Output, PageRunner, PageWork
 from course_site.fences import scan, to_cell
-from course_site.lesson_page import LessonBlocks
+from course_site.lesson_page import LessonBlocks, runs_of
 
 ROOT = Path(__file__).resolve().parents[2]
 PATH = "lessons/runner.md"
@@ -63,3 +64,39 @@ def test_the_page_keeps_each_cells_build_time_output_and_leaves_unexecuted_cells
     first, second = LessonBlocks(page, PATH, 1, runner).pending.values()
     assert (first.index, first.outputs) == (1, [Output("stdout", "42\n")])
     assert (second.index, second.outputs) == (2, [])
+
+
+def test_pages_run_together_and_each_page_later_gets_its_own_outputs_or_error(runner, monkeypatch):
+    good = "# L\n\n```pyodide\nprint(6 * 7)\n```\n"
+    bad = "# L\n\n```pyodide\nprint(1)\n```\n\n```pyodide\n1 / 0\n```\n"
+    pages = [PageWork(cells_of(page), []) for page in (good, bad)]
+    started = []
+    real = execute._NodeProcess
+    monkeypatch.setattr(execute, "_NodeProcess", lambda request: started.append(request) or real(request))
+    runner.workers = 2
+    runner.run_pages(pages)
+    assert len(started) == 2  # one Python per page
+    # Building the pages then starts no Python: the outputs are cached, the error kept.
+    assert printed(runner.run(pages[0].cells)[0]) == "42\n"
+    with pytest.raises(LessonError) as caught:
+        runner.run(pages[1].cells)
+    assert caught.value.line == 8 and "ZeroDivisionError" in caught.value.detail
+    assert len(started) == 2
+
+
+def test_a_page_starts_python_once_for_its_cells_and_its_exercises(make_runner, monkeypatch):
+    page = (
+        '# L\n\n```pyodide\nbase = 2\n```\n\n```pyodide exercise="Double"\n'
+        "# --- code ---\nanswer = 0\n# --- check ---\nassert answer == 4, 'not yet'\n"
+        "# --- solution ---\nanswer = 4\n```\n"
+    )
+    work = runs_of(page, PATH, 1)
+    assert len(work.cells) == 1 and len(work.exercises) == 1
+    started = []
+    real = execute._NodeProcess
+    monkeypatch.setattr(execute, "_NodeProcess", lambda request: started.append(request) or real(request))
+    runner = make_runner()
+    runner.run_pages([work])
+    runner.prove(work.exercises)
+    assert printed(runner.run(work.cells)[0]) == ""
+    assert len(started) == 1 and started[0]["exercises"] and started[0]["cells"]

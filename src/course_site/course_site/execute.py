@@ -22,6 +22,7 @@ import base64
 import hashlib
 import json
 import logging
+import os
 import queue
 import re
 import shutil
@@ -30,6 +31,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,32 +99,77 @@ def find_node() -> str:
     return node
 
 
-class PageRunner:
-    """Runs the cells of pages at build time in the site's Pyodide, with a content-addressed cache."""
+@dataclass(frozen=True)
+class PageWork:
+    """What build-time runs do on one page: run its cells (in page order) and prove its exercises."""
 
-    def __init__(self, cache_dir: Path, python: LocalPython, settings: RunSettings, timeout: int) -> None:
+    cells: list[Cell]
+    exercises: list[Exercise]
+
+
+@dataclass
+class _Job:
+    """The part of a page's work that is not cached yet: cells by their number on the page, exercises."""
+
+    path: str
+    cells: dict[int, Cell]
+    cells_key: str
+    exercises: list[Exercise]
+    exercises_key: str
+
+
+def default_workers() -> int:
+    """How many pages run at once: one per core this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+class PageRunner:
+    """Runs the cells of pages at build time in the site's Pyodide, with a content-addressed cache.
+
+    `run_pages` runs many pages at once, up to ``workers`` Node processes, one per page; `run`
+    and `prove` then read a page's results from the cache (or raise its error). Each page
+    starts Python once, for its cells and then its exercises, as the page's one worker does
+    in the browser.
+    """
+
+    def __init__(
+        self, cache_dir: Path, python: LocalPython, settings: RunSettings, timeout: int, workers: int | None = None
+    ) -> None:
         """``python`` is the staged site Python; ``timeout`` the seconds a page's cells may run."""
         self.cache_dir = cache_dir / "outputs"
         self.python = python
         self.settings = settings
         self.timeout = timeout
+        self.workers = workers or default_workers()
         self._fingerprint = _fingerprint(python, settings)
         self.versions = shipped_versions(python.lock_text, settings.preload)
+        self._failed: dict[str, LessonError] = {}  # a page's error, under the key of the part that failed
+
+    def run_pages(self, pages: list[PageWork]) -> None:
+        """Run every page's cells and prove its exercises, ``workers`` pages at a time, into the cache.
+
+        A page's error is kept, not raised: `run` or `prove` raises it when that page is built,
+        so that errors come in page order, each at its own ``file:line``.
+        """
+        jobs = [job for job in map(self._job, pages) if job]
+        if not jobs:
+            return
+        workers = min(self.workers, len(jobs))
+        started = time.monotonic()
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(self._do, jobs))
+        took = time.monotonic() - started
+        log.info(f"course: {len(jobs)} page(s) ran in Pyodide in {took:.1f} s, {workers} at a time")
 
     def run(self, cells: list[Cell]) -> list[list[Output]]:
         """Return each cell's outputs (an empty list for ``execute="false"`` cells).
 
         Raises `LessonError` at the failing cell's Markdown line, with the traceback.
         """
-        # Cells are numbered from 1 in page order, as in the browser: <cell 1>, <cell 2>, ...
-        runnable = {n: cell for n, cell in enumerate(cells, start=1) if cell.options.execute}
+        runnable = _runnable(cells)
         if not runnable:
             return [[] for _ in cells]
-        key = self._key([(c.setup, c.code) for c in runnable.values()])
-        reply = self._cached(key)
-        if reply is None:
-            reply = {"outputs": self._run_cells(runnable)}
-            self._store(key, reply)
+        reply = self._reply(self._cells_key(runnable), PageWork(cells, []))
         outputs = iter([[Output.from_json(o) for o in outs] for outs in reply["outputs"]])
         return [next(outputs) if cell.options.execute else [] for cell in cells]
 
@@ -133,58 +180,83 @@ class PageRunner:
         the solution's (or the starter's) first line with the check's message,
         or where the setup or the solution raised, with the traceback.
         """
-        if not exercises:
-            return
-        fields = ("setup", "starter", "check", "solution")
-        sections = [{name: getattr(exercise, name) for name in fields} for exercise in exercises]
-        key = self._key(["exercises", sections])
-        if self._cached(key) is None:
-            first = exercises[0].block
-            log.info(f"course: {first.path}: proving {len(exercises)} exercise(s) in Pyodide")
-            verdicts = next(
-                m["verdicts"] for m in self._exchange({"exercises": sections}, {1: first}) if "verdicts" in m
-            )
-            _raise_unproven(exercises, verdicts)
-            self._store(key, {"verdicts": verdicts})
+        if exercises:
+            self._reply(self._exercises_key(exercises), PageWork([], exercises))
 
-    def _run_cells(self, cells: dict[int, Cell]) -> list[list[dict]]:
-        """Each cell's outputs, run in Node; raises `LessonError` at the first cell that fails."""
-        path = next(iter(cells.values())).block.path
-        log.info(f"course: {path}: running {len(cells)} cell(s) in Pyodide")
-        started = time.monotonic()
+    def _reply(self, key: str, page: PageWork) -> dict:
+        """The cached reply under ``key``, running ``page`` first if there is none; raises its error."""
+        if key not in self._failed and self._cached(key) is None:
+            self._do(self._job(page))
+        if key in self._failed:
+            raise self._failed[key]
+        return self._cached(key)
+
+    def _job(self, page: PageWork) -> _Job | None:
+        """What of ``page`` is neither cached nor failed already; None when nothing is."""
+        runnable = _runnable(page.cells)
+        cells_key = self._cells_key(runnable) if runnable else ""
+        exercises_key = self._exercises_key(page.exercises) if page.exercises else ""
+        cells = runnable if runnable and self._pending(cells_key) else {}
+        exercises = page.exercises if page.exercises and self._pending(exercises_key) else []
+        if not cells and not exercises:
+            return None
+        path = (next(iter(cells.values())).block.path) if cells else exercises[0].block.path
+        return _Job(path, cells, cells_key, exercises, exercises_key)
+
+    def _pending(self, key: str) -> bool:
+        return key not in self._failed and self._cached(key) is None
+
+    def _do(self, job: _Job) -> None:
+        """Run ``job`` in one Node process; store its replies, or keep its error under its part's key."""
+        proving = not job.cells
+        try:
+            for message in self._page_messages(job):
+                proving = proving or message["type"] == "proving"
+        except LessonError as error:
+            self._failed[job.exercises_key if proving else job.cells_key] = error
+
+    def _page_messages(self, job: _Job) -> Iterator[dict]:
+        """Run the job's cells, then prove its exercises; yield each message; raise at the first failure."""
+        cells, exercises = job.cells, job.exercises
+        log.info(f"course: {job.path}: {_work_text(len(cells), len(exercises))} in Pyodide")
         request = {"cells": [{"number": n, "code": c.code, "setup": c.setup} for n, c in cells.items()]}
+        fields = ("setup", "starter", "check", "solution")
+        request["exercises"] = [{name: getattr(exercise, name) for name in fields} for exercise in exercises]
+        clock = _PageClock()
         replies = []
-        ready = started
-        for message in self._exchange(request, {n: c.block for n, c in cells.items()}, cells):
-            if message["type"] == "ready":
-                ready = time.monotonic()
-            if message["type"] != "cell":
-                continue
-            outputs = [_with_notice(o, self.settings.limits) for o in message["outputs"]]
-            if not message["ok"]:
-                error = "\n".join(o["text"] for o in outputs if o["kind"] == "error")
-                raise _cell_error(cells, message["number"], error, self.versions)
-            replies.append(outputs)
-        cells_took = time.monotonic() - ready
-        log.info(
-            f"course: {path}: {len(cells)} cell(s) ran in {cells_took:.1f} s "
-            f"(of execute_timeout {self.timeout} s), after {ready - started:.1f} s to start Python"
-        )
-        return replies
+        for message in self._exchange(request, job):
+            clock.note(message["type"])
+            yield message
+            if message["type"] == "cell":
+                replies.append(self._cell_reply(cells, message))
+                if len(replies) == len(cells):
+                    self._store(job.cells_key, {"outputs": replies})
+            elif message["type"] == "verdicts":
+                _raise_unproven(exercises, message["verdicts"])
+                self._store(job.exercises_key, {"verdicts": message["verdicts"]})
+        log.info(f"course: {job.path}: {clock.summary(len(cells), len(exercises), self.timeout)}")
 
-    def _exchange(
-        self, request: dict, blocks: dict[int, Block], cells: dict[int, Cell] | None = None
-    ) -> Iterator[dict]:
+    def _cell_reply(self, cells: dict[int, Cell], message: dict) -> list[dict]:
+        """A cell's outputs with the browser's notices; raises `LessonError` if the cell raised."""
+        outputs = [_with_notice(o, self.settings.limits) for o in message["outputs"]]
+        if not message["ok"]:
+            error = "\n".join(o["text"] for o in outputs if o["kind"] == "error")
+            raise _cell_error(cells, message["number"], error, self.versions)
+        return outputs
+
+    def _exchange(self, request: dict, job: _Job) -> Iterator[dict]:
         """Send ``request`` to a fresh Node runner; yield its messages until it ends.
 
-        ``blocks`` are the page's blocks by number (errors before any cell starts point at the
-        first); ``cells`` the cells, to name the one still running when the time is up.
+        Errors before any cell starts point at the page's first cell (or exercise); when the time is
+        up, at the cell still running. The cells have ``timeout`` seconds, then the exercises too.
         """
         python = self.python
         request = {
             **request,
             "index": f"{python.index}/",
             "lock": str(python.lock),
+            "stdlib": str(python.stdlib) if python.stdlib else None,
+            "bytecode": str(python.bytecode) if python.bytecode else None,
             "font_list": str(python.font_list),
             "python": {name: str(path) for name, path in RUNNER_FILES.items()},
             "preload": self.settings.preload,
@@ -192,8 +264,10 @@ class PageRunner:
             "module_hint": self.settings.module_hint,
             "limits": {"lines": self.settings.limits.lines, "chars": self.settings.limits.chars},
         }
+        blocks = {n: c.block for n, c in job.cells.items()}
+        first = blocks[min(blocks)] if blocks else job.exercises[0].block
+        cells = job.cells or None
         with _NodeProcess(request) as process:
-            first = blocks[min(blocks)]
             running = None
             ready = False
             deadline = time.monotonic() + STARTUP_TIMEOUT
@@ -203,9 +277,11 @@ class PageRunner:
                     raise _ended(process, blocks[running] if running else first, running)
                 if message == _TIMED_OUT:
                     raise _timed_out(first, running, cells, self.timeout, ready=ready)
-                if message["type"] == "ready":
+                if message["type"] in ("ready", "proving"):
                     ready = True
                     deadline = time.monotonic() + self.timeout
+                if message["type"] == "proving":
+                    first, running, cells = job.exercises[0].block, None, None
                 elif message["type"] == "started":
                     running = message["number"]
                 elif message["type"] == "exit":
@@ -213,6 +289,13 @@ class PageRunner:
                 elif message["type"] == "done":
                     return
                 yield message
+
+    def _cells_key(self, cells: dict[int, Cell]) -> str:
+        return self._key([(c.setup, c.code) for c in cells.values()])
+
+    def _exercises_key(self, exercises: list[Exercise]) -> str:
+        fields = ("setup", "starter", "check", "solution")
+        return self._key(["exercises", [{name: getattr(e, name) for name in fields} for e in exercises]])
 
     def _key(self, content: list) -> str:
         text = json.dumps([self._fingerprint, content])
@@ -224,9 +307,44 @@ class PageRunner:
 
     def _store(self, key: str, reply: dict) -> None:
         self.cache_dir.mkdir(parents=True, exist_ok=True)
-        tmp = self.cache_dir / f"{key}.tmp"
+        tmp = self.cache_dir / f"{key}.{threading.get_ident()}.tmp"
         tmp.write_text(json.dumps(reply))
         tmp.replace(self.cache_dir / f"{key}.json")
+
+
+def _runnable(cells: list[Cell]) -> dict[int, Cell]:
+    """The cells that run at build time, by their number on the page (from 1, as in the browser: <cell 1>)."""
+    return {n: cell for n, cell in enumerate(cells, start=1) if cell.options.execute}
+
+
+def _work_text(cells: int, exercises: int) -> str:
+    proving = f"proving {exercises} exercise(s)"
+    if not exercises:
+        return f"running {cells} cell(s)"
+    return f"running {cells} cell(s), then {proving}" if cells else proving
+
+
+class _PageClock:
+    """When a page's Node runner started, had Python ready, began proving and ended: the log's figures."""
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+        self.marks = {"ready": self.started, "proving": None}
+
+    def note(self, kind: str) -> None:
+        if kind in self.marks:
+            self.marks[kind] = time.monotonic()
+
+    def summary(self, cells: int, exercises: int, timeout: int) -> str:
+        """``N cell(s) ran in X s (of execute_timeout T s), after S s to start Python; M exercise(s) ...``."""
+        now = time.monotonic()
+        ready, proving = self.marks["ready"], self.marks["proving"] or now
+        parts = []
+        if cells:
+            parts.append(f"{cells} cell(s) ran in {proving - ready:.1f} s (of execute_timeout {timeout} s)")
+        if exercises:
+            parts.append(f"{exercises} exercise(s) proved in {now - (proving if cells else ready):.1f} s")
+        return ", ".join(parts) + f", after {ready - self.started:.1f} s to start Python"
 
 
 _TIMED_OUT = {"type": "timed out"}
@@ -347,7 +465,8 @@ def _with_notice(output: dict, limits: OutputLimits) -> dict:
 def _fingerprint(python: LocalPython, settings: RunSettings) -> str:
     """Hash of what decides a cell's output besides its code: the runner, the lock, the settings.
 
-    Files are named by their name, never by where the checkout is, so every clone shares keys.
+    Files are named by their name, never by where the checkout is, so every clone shares keys. The
+    derived bytecode is not in it: the same sources compiled ahead, it changes how fast, not what, a cell runs.
     """
     digest = hashlib.sha256(python.lock_text.encode())
     for name, path in sorted({**RUNNER_FILES, NODE_RUNNER.name: NODE_RUNNER}.items()):

@@ -124,8 +124,51 @@ def fence_block(lang: str, body: str, options: dict[str, str], path: str) -> Blo
     return Block(lang, path, None, 1, body.strip("\n"), dict(options))
 
 
-def _iter_blocks(lines: list[str], path: str, offset: int) -> Iterator[tuple[Block, int]]:
-    """Each block, with the column in its opening line where its options start."""
+@dataclass(frozen=True)
+class Misspelling:
+    """A fence whose language is a typo of ``pyodide`` or ``quiz``: Markdown shows it as plain code."""
+
+    path: str
+    line: int
+    lang: str
+    meant: str  # CELL or QUIZ
+
+    @property
+    def message(self) -> str:
+        return (
+            f"```{self.lang} fence: did you mean `{self.meant}`? As spelled, it is shown as plain code, "
+            f"not as a {'cell' if self.meant == CELL else 'quiz'}"
+        )
+
+    def error(self) -> LessonError:
+        return LessonError(self.path, self.line, self.message)
+
+
+def misspelled(markdown: str, path: str, first_line: int = 1) -> list[Misspelling]:
+    """The fences of ``markdown`` whose language is within two edits of ``pyodide`` or ``quiz``, in page order."""
+    found = []
+    for i, _, _, lang in _fences(markdown.splitlines()):
+        meant = next((name for name in (CELL, QUIZ) if _edits(lang.lower(), name) <= 2), None)
+        if meant and lang not in (CELL, QUIZ):
+            found.append(Misspelling(path, first_line + i, lang, meant))
+    return found
+
+
+def _edits(a: str, b: str) -> int:
+    """Edits (insert, delete, replace, swap two neighbours) that turn ``a`` into ``b``."""
+    rows = [list(range(len(b) + 1))]
+    for i, x in enumerate(a, start=1):
+        row = [i]
+        for j, y in enumerate(b, start=1):
+            row.append(min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + (x != y)))
+            if i > 1 and j > 1 and x == b[j - 2] and a[i - 2] == y:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
+
+
+def _fences(lines: list[str]) -> Iterator[tuple[int, int, re.Match[str], str]]:
+    """Each fence of any language: its opening line's index, its closing line's, the opening match, the language."""
     i = 0
     while i < len(lines):
         opening = _FENCE_OPEN.match(lines[i])
@@ -134,16 +177,23 @@ def _iter_blocks(lines: list[str], path: str, offset: int) -> Iterator[tuple[Blo
             continue
         end = _closing_line(lines, i, opening["fence"])
         lang_match = _LANG.match(opening["info"])
-        lang = lang_match["lang"] if lang_match else ""
-        if lang in (CELL, QUIZ):
-            line = offset + i + 1
-            if end == len(lines):
-                raise LessonError(path, line, f"the ```{lang} fence is never closed")
-            indent = len(opening["indent"])
-            body = "\n".join(_dedent(text, indent) for text in lines[i + 1 : end])
-            options = _parse_options(opening["info"][lang_match.end() :].rstrip("}"), path, line)
-            yield Block(lang, path, line, line + 1, body, options), opening.start("info") + lang_match.end()
+        yield i, end, opening, lang_match["lang"] if lang_match else ""
         i = end + 1
+
+
+def _iter_blocks(lines: list[str], path: str, offset: int) -> Iterator[tuple[Block, int]]:
+    """Each block, with the column in its opening line where its options start."""
+    for i, end, opening, lang in _fences(lines):
+        if lang not in (CELL, QUIZ):
+            continue
+        line = offset + i + 1
+        if end == len(lines):
+            raise LessonError(path, line, f"the ```{lang} fence is never closed")
+        indent = len(opening["indent"])
+        body = "\n".join(_dedent(text, indent) for text in lines[i + 1 : end])
+        lang_end = _LANG.match(opening["info"]).end()
+        options = _parse_options(opening["info"][lang_end:].rstrip("}"), path, line)
+        yield Block(lang, path, line, line + 1, body, options), opening.start("info") + lang_end
 
 
 def _closing_line(lines: list[str], start: int, fence: str) -> int:

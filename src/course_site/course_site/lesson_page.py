@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from itertools import count
 
 from .errors import LessonError
-from .execute import Output, PageRunner
+from .execute import Output, PageRunner, PageWork
 from .exercises import Exercise, is_exercise, parse_exercise, parse_exercises
-from .fences import BLOCK_ID, CELL, QUIZ, Block, Cell, fence_block, tag_blocks, to_cell
+from .fences import BLOCK_ID, CELL, QUIZ, Block, Cell, fence_block, misspelled, tag_blocks, to_cell
 from .quiz import parse_quiz, render_quiz
 
 EXERCISE = "exercise"  # the count of a page's exercises in `LessonBlocks.counts`
@@ -47,6 +47,26 @@ class PendingQuiz:
     html: str
 
 
+def page_work(blocks: list[Block]) -> tuple[list[Exercise], list[Cell]]:
+    """A page's exercises and its other cells, in page order. Raises `LessonError`."""
+    exercises = parse_exercises(blocks)
+    cells = [to_cell(block) for block in blocks if block.lang == CELL and not is_exercise(block)]
+    return exercises, cells
+
+
+def runs_of(markdown: str, path: str, first_line: int) -> PageWork | None:
+    """What the build runs of a page (its cells and exercises), or None when the page does not parse.
+
+    For `PageRunner.run_pages` before the pages are built; a page that does not parse fails
+    when `LessonBlocks` parses it, at its line.
+    """
+    try:
+        exercises, cells = page_work(tag_blocks(markdown, path, first_line)[1])
+    except LessonError:
+        return None
+    return PageWork(cells, exercises)
+
+
 class LessonBlocks:
     """The ``pyodide`` and ``quiz`` blocks of one page, waiting to be rendered."""
 
@@ -56,9 +76,10 @@ class LessonBlocks:
         ``first_line`` is the file's line of ``markdown``'s first line. Raises `LessonError`.
         """
         self.path = path
+        self.misspelled = misspelled(markdown, path, first_line)
+        """Fences whose language is a typo of ``pyodide`` or ``quiz``: the plugin warns at each."""
         self.markdown, blocks = tag_blocks(markdown, path, first_line)
-        exercises = parse_exercises(blocks)
-        cells = [to_cell(block) for block in blocks if block.lang == CELL and not is_exercise(block)]
+        exercises, cells = page_work(blocks)
         quizzes = [parse_quiz(block) for block in blocks if block.lang == QUIZ]
         outputs = runner.run(cells) if runner and cells else [[] for _ in cells]
         if runner:
@@ -97,6 +118,10 @@ class LessonBlocks:
         """Raise `LessonError` at the first block that the renderer never asked for."""
         if self.pending:
             block = self.blocks[min(self.pending)]
+            typo = next((m for m in reversed(self.misspelled) if m.line < block.line), None)
+            if typo:  # its closing line paired up with the next fence's opening: that is the cause
+                later = f"; so the ```{block.lang} fence at line {block.line} is not rendered either"
+                raise LessonError(typo.path, typo.line, typo.message + later)
             raise LessonError(
                 self.path,
                 block.line,

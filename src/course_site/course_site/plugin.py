@@ -26,23 +26,26 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
+from mkdocs.utils.meta import get_data
 
 from . import site_assets
 from .cells import highlight_python, render_cell
 from .config import CourseConfig
 from .csp import add_policy, insert_in_head
-from .derived_stdlib import DerivedError
+from .derived_bytecode import DerivedError
 from .error_page import ErrorLog, write_error_pages
 from .errors import LessonError
-from .execute import PageRunner, RunSettings, find_node
+from .execute import PageRunner, PageWork, RunSettings, find_node
 from .exercises_html import course_exercise_ids, insert_progress, render_exercise
 from .fences import CELL, QUIZ, Cell
-from .lesson_page import LessonBlocks, PendingExercise, PendingQuiz
+from .lesson_page import LessonBlocks, PendingExercise, PendingQuiz, runs_of
 from .mathml import Source, to_mathml
 from .pyodide_assets import AssetError
 from .quiz import markdown_converter
 
 log = logging.getLogger("mkdocs.plugins.course")
+BUILDER_LOG = logging.getLogger(BasePlugin.__module__.partition(".")[0])
+"""The builder's logger: ``mkdocs``, or ``properdocs`` (which serves ``mkdocs.*`` imports, logging as itself)."""
 _HAS_CELLS = re.compile(r'class="course-cell[ "]')  # a page with cells or exercises
 
 
@@ -80,6 +83,8 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         self.error_log = ErrorLog()  # this build's warnings and errors, for the page of a failed build
         self.site_dir = Path()
         self.page_paths: list[str] = []  # the site's HTML pages, under site_dir
+        self.files: Files | None = None  # the site's files, to put the assets back after a failed build
+        self.error_shown: list[str] = []  # the messages of this build's error page, once written
 
     # -- mkdocs events ------------------------------------------------------------------------
 
@@ -89,11 +94,11 @@ class CoursePlugin(BasePlugin[CourseConfig]):
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         """``config``: register the fences, the scripts and styles; prepare Pyodide and the course package."""
-        self.root = Path(config.config_file_path).parent
+        self.root = Path(config.config_file_path).resolve().parent  # `-f mkdocs.yml` gives a relative path
         self.site_dir = Path(config.site_dir)
         if self.serving:
             self.error_log.messages.clear()
-            logging.getLogger("mkdocs").addHandler(self.error_log)
+            BUILDER_LOG.addHandler(self.error_log)
         _register_fences(config, self._validate, self._format)
         _require_extension(config, "pymdownx.arithmatex", {"generic": True})
         project = self.root / self.config.package_project
@@ -134,16 +139,18 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         return PageRunner(cache, python, settings, self.config.execute_timeout)
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
-        """``files``: publish the lessons folder under ``lessons/``; note every exercise of the site."""
+        """``files``: publish the lessons folder under ``lessons/``; note every exercise; run every page's cells."""
         lessons = self.root / self.config.lessons_dir
         self.lesson_uris = [Path("lessons", p.relative_to(lessons)).as_posix() for p in sorted(lessons.rglob("*.md"))]
         for uri in self.lesson_uris:
             if files.get_file_from_path(uri) is None:
                 files.append(File(uri, str(lessons.parent), config.site_dir, config.use_directory_urls))
         self.page_paths = [file.dest_uri for file in files.documentation_pages()]
+        self.files = files
         pages = [(file.content_string, self._shown(file), file.url) for file in files.documentation_pages()]
         with _as_plugin_error():
             self.exercise_ids = course_exercise_ids(pages)
+        self._run_pages(files)
         return files
 
     def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
@@ -158,14 +165,26 @@ class CoursePlugin(BasePlugin[CourseConfig]):
                 )
         return nav
 
+    def _run_pages(self, files: Files) -> None:
+        """Before any page is read: run every page's cells, pages in parallel, into the cache."""
+        if self.runner:
+            pages = [self._runs_of(file) for file in files.documentation_pages()]
+            with _as_plugin_error():
+                self.runner.run_pages([page for page in pages if page])
+
+    def _runs_of(self, file: File) -> PageWork | None:
+        source = file.content_string
+        markdown, _ = get_data(source)
+        return runs_of(markdown, self._shown(file), _first_line(source, markdown))
+
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-        """``page_markdown``: parse, check and tag the page's blocks; run its cells."""
+        """``page_markdown``: parse, check and tag the page's blocks; run its cells (run by `on_files`)."""
         shown = self._shown(page.file)
-        source = page.file.content_string
-        # MkDocs strips the front matter: count its lines so that errors name the file's lines.
-        first_line = source[: len(source) - len(markdown)].count("\n") + 1 if source.endswith(markdown) else 1
+        first_line = _first_line(page.file.content_string, markdown)
         with _as_plugin_error():
             self.page = LessonBlocks(markdown, shown, first_line, self.runner)
+        for typo in self.page.misspelled:
+            log.warning(str(typo.error()))  # fatal with --strict
         self.page_url = page.url
         self.math_source = Source(markdown, shown, first_line)
         return self.page.markdown
@@ -188,15 +207,30 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         """``post_build``: publish Pyodide, the course wheel, the scripts and worker-settings.json."""
         site_assets.publish_figures(self.figures, Path(config.site_dir))
         site_assets.publish(self.shipped, self.worker_settings, Path(config.site_dir))
-        logging.getLogger("mkdocs").removeHandler(self.error_log)
+        BUILDER_LOG.removeHandler(self.error_log)
 
     def on_build_error(self, error: Exception) -> None:
         """``build_error``: under ``mkdocs serve``, show what broke in the browser, in place of every page."""
-        logging.getLogger("mkdocs").removeHandler(self.error_log)
+        BUILDER_LOG.removeHandler(self.error_log)
         if self.serving:
-            # MkDocs logs a build error's message after this event: add it here.
-            messages = list(dict.fromkeys([*self.error_log.messages, str(error)]))
-            write_error_pages(self.site_dir, self.page_paths, messages)
+            self.show_error(error)
+
+    def show_error(self, error: Exception) -> list[str]:
+        """Write the page of a failed build in place of every page; return its messages.
+
+        The build cleaned the site folder before it failed: the theme's and the course's assets are
+        put back, so that what the pages open in the browser still ask for (the service worker's
+        update, the Python worker's files) is there, and the server logs no 404 for them.
+        """
+        # MkDocs logs a build error's message after this event: add it here.
+        messages = list(dict.fromkeys([*self.error_log.messages, str(error) or type(error).__name__]))
+        if self.files is not None:
+            self.files.copy_static_files(dirty=False)
+        if self.shipped is not None and self.worker_settings is not None:
+            site_assets.publish(self.shipped, self.worker_settings, self.site_dir)
+        write_error_pages(self.site_dir, self.page_paths, messages)
+        self.error_shown = messages
+        return messages
 
     def on_serve(self, server: LiveReloadServer, config: MkDocsConfig, builder) -> LiveReloadServer:
         """``serve``: live-reload on lessons, the course package's source and the runner's files."""
@@ -205,7 +239,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         server.watch(str(site_assets.ASSETS))
         server.watch(str(site_assets.WORKER_PRESTART))
         server.watch(str(site_assets.SERVICE_WORKER))
-        server.builder = _showing_errors(server.builder)
+        server.builder = _showing_errors(server.builder, self)
         return server
 
     def _shown(self, file: File) -> str:
@@ -263,18 +297,27 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         return get_relative_url(path, self.page_url)
 
 
-def _showing_errors(build: Callable[[], None]) -> Callable[[], None]:
-    """The server's rebuild, which ends normally when the build fails (``on_build_error`` wrote its page).
+def _first_line(source: str, markdown: str) -> int:
+    """The file's line of ``markdown``'s first: MkDocs strips the front matter, so count its lines."""
+    return source[: len(source) - len(markdown)].count("\n") + 1 if source.endswith(markdown) else 1
+
+
+def _showing_errors(build: Callable[[], None], plugin: CoursePlugin) -> Callable[[], None]:
+    """The server's rebuild, which ends normally when the build fails, with the error's page written
+    (by ``on_build_error``, or here for a failure it does not see: ``--strict`` counting warnings).
 
     So the server still answers requests, and reloads the browser to show that page, then
-    the fixed site (it waits forever for a rebuild that raised).
+    the fixed site (it waits forever for a rebuild that raised). Each failure logs its reasons.
     """
 
     def build_or_show_error() -> None:
+        plugin.error_shown = []
         try:
             build()
-        except Exception:
-            log.error("course: the build failed; the browser shows why until a build succeeds")
+        except Exception as error:
+            messages = plugin.error_shown or plugin.show_error(error)
+            reasons = "".join(f"\n  {message}" for message in messages or [str(error)])
+            log.error(f"course: the build failed; the browser shows why until a build succeeds:{reasons}")
 
     return build_or_show_error
 

@@ -31,7 +31,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from types import ModuleType
 
-from . import derived_stdlib, pyodide_assets
+from . import derived_bytecode, pyodide_assets
 from .markup import Raw, tag
 from .wheel import Wheel, build_wheel
 
@@ -90,7 +90,7 @@ class ShippedPython:
     package: CoursePackage
     base_url: str | None  # a CDN serving Pyodide, or None for the self-hosted copy
     import_packages: dict[str, list[str]] = field(default_factory=dict)
-    bytecode: derived_stdlib.DerivedBytecode | None = None  # self-hosted only
+    bytecode: derived_bytecode.DerivedBytecode | None = None  # self-hosted only
 
     @cached_property
     def lock(self) -> dict:
@@ -113,7 +113,7 @@ class ShippedPython:
         place and the preloaded packages' bytecode."""
         core = sum(asset.size for asset in self.assets if asset.kind == "core")
         if self.bytecode:
-            official = next(asset for asset in self.assets if asset.name == derived_stdlib.OFFICIAL)
+            official = next(asset for asset in self.assets if asset.name == derived_bytecode.OFFICIAL)
             core += self.bytecode.stdlib.path.stat().st_size - official.size
             core += self.bytecode.packages.path.stat().st_size if self.bytecode.packages else 0
         return core
@@ -172,7 +172,7 @@ def prepare(
     bytecode (the stdlib's, and that of the ``preload`` packages).
 
     Raises `pyodide_assets.AssetError` when a Pyodide file is missing or corrupt and cannot be
-    fetched, `derived_stdlib.DerivedError` when the derived bytecode cannot be made.
+    fetched, `derived_bytecode.DerivedError` when the derived bytecode cannot be made.
     """
     assets = pyodide_assets.fetch_assets(manifest, pyodide_cache, log=_log)
     wheel = build_wheel(package.project, package.source, cache_dir)
@@ -180,7 +180,7 @@ def prepare(
     bytecode = None
     if precompile_for is not None and base_url is None:
         lock = manifest.with_name(pyodide_assets.LOCK_NAME)
-        bytecode = derived_stdlib.derive(assets, lock, precompile_for, list(preload), cache_dir)
+        bytecode = derived_bytecode.derive(assets, lock, precompile_for, list(preload), cache_dir)
     return ShippedPython(version, assets, manifest, wheel, package, base_url, import_packages, bytecode)
 
 
@@ -281,7 +281,7 @@ def _preload_wheels(lock: dict, preload: list[str]) -> dict[str, dict[str, str]]
     return {key: {field: lock["packages"][key][field] for field in ("file_name", "sha256")} for key in keys}
 
 
-def _derived_entry(shipped: ShippedPython, derived: derived_stdlib.DerivedZip) -> dict:
+def _derived_entry(shipped: ShippedPython, derived: derived_bytecode.DerivedZip) -> dict:
     """A derived zip's entry in worker-settings.json: its URL (from there) and sha256."""
     return {"url": f"../../{shipped.index_path}{derived.file_name}", "sha256": derived.sha256}
 
@@ -385,13 +385,16 @@ class LocalPython:
     lock: Path  # the site's lock, the course package's wheel at its place beside it
     lock_text: str
     font_list: Path  # matplotlib's prebuilt font list, as the worker installs it
+    stdlib: Path | None = None  # the derived stdlib the worker boots with; None: the official one
+    bytecode: Path | None = None  # the preloaded packages' .pyc the worker extracts; None: none
 
 
 def stage_local(shipped: ShippedPython, dest: Path) -> LocalPython:
     """Lay out the site's Pyodide files, the course wheel and the self-hosted lock under ``dest``.
 
     The same files and lock as a self-hosted site publishes (hardlinked where the filesystem
-    allows), whatever ``pyodide_base_url`` says, so that the build runs cells in the learner's Python.
+    allows), whatever ``pyodide_base_url`` says, so that the build runs cells in the learner's Python;
+    with the derived bytecode, when the site ships it, as the worker boots with it.
     """
     index = dest / shipped.index_path
     pyodide_assets.copy_assets(shipped.assets, index)
@@ -400,7 +403,12 @@ def stage_local(shipped: ShippedPython, dest: Path) -> LocalPython:
     lock_text = json.dumps(lock, separators=(",", ":"), sort_keys=True)
     lock_path = dest / SITE_FOLDER / "pyodide-lock.json"
     lock_path.write_text(lock_text)
-    return LocalPython(index, lock_path, lock_text, shipped.manifest.with_name(FONT_CACHE))
+    font_list = shipped.manifest.with_name(FONT_CACHE)
+    derived = shipped.bytecode
+    if derived is None:
+        return LocalPython(index, lock_path, lock_text, font_list)
+    packages = derived.packages.path if derived.packages else None
+    return LocalPython(index, lock_path, lock_text, font_list, derived.stdlib.path, packages)
 
 
 def _wheel_path(shipped: ShippedPython) -> str:

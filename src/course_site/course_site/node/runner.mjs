@@ -1,14 +1,18 @@
 // Build-time runs of a page's cells in the site's own Pyodide, under Node (see execute.py).
 //
-// Reads one JSON request on stdin: where the staged Pyodide files and the site's lock are,
-// the Python files to run (cell_exec.py and exercise_check.py, which the browser's worker
-// runs too, and runner.py), the settings the worker reads from worker-settings.json
-// (preload, import_packages, module_hint, output limits), then either the page's cells or
-// its exercises. Writes one JSON object per line on stdout:
+// Reads one JSON request on stdin: where the staged Pyodide files, the site's lock and the
+// derived bytecode (the pre-compiled stdlib and the preloaded packages' .pyc, as the browser's
+// worker boots with them; null: the official stdlib) are, the Python files to run (cell_exec.py
+// and exercise_check.py, which the browser's worker runs too, and runner.py), the settings the
+// worker reads from worker-settings.json (preload, import_packages, module_hint, output limits),
+// then the page's cells and its exercises: the cells run first, then, if none raised, the
+// exercises are proved, in the same Python, as in the page's one worker in the browser.
+// Writes one JSON object per line on stdout:
 //   {type: "ready", version}                 Pyodide started, preloaded packages imported
 //   {type: "started", number}                cell `number` starts (its packages load first)
 //   {type: "cell", number, ok, outputs}      outputs: {kind, text, png?}, {kind: "capped"},
 //                                            {kind: "dropped", lines, chars}
+//   {type: "proving"}                        the exercises' proof starts
 //   {type: "verdicts", verdicts}             the exercises' proof
 //   {type: "exit", status}                   a cell ended Python (os._exit)
 //   {type: "done"}                           the last message
@@ -17,6 +21,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 
 const RUNTIME_DIR = "/home/pyodide/.course";
+const BYTECODE_PREFIX = "/course-pyc"; // sys.pycache_prefix, as the browser's worker sets it (worker/boot.js)
 const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
 console.log = console.info = console.warn = (...args) => process.stderr.write(args.join(" ") + "\n");
 
@@ -30,6 +35,7 @@ async function main() {
   pyodide = await loadPyodide({
     indexURL: request.index,
     lockFileURL: request.lock,
+    ...(request.stdlib ? { stdLibURL: request.stdlib } : {}),
     packages: request.preload,
     env: { MPLBACKEND: "agg" },
     stdout: () => {},
@@ -50,16 +56,17 @@ async function main() {
   pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(RUNTIME_DIR)})`);
   runner = pyodide.pyimport("course_build_runner");
   runner.start(request.module_hint);
+  if (request.bytecode) {
+    pyodide.unpackArchive(new Uint8Array(readFileSync(request.bytecode)), "zip", { extractDir: BYTECODE_PREFIX });
+    pyodide.runPython(`import sys; sys.pycache_prefix = ${JSON.stringify(BYTECODE_PREFIX)}`);
+  }
   for (const name of request.preload) pyodide.pyimport(name.replace(/-/g, "_"));
   send({ type: "ready", version: pyodide.version });
 
   try {
-    if (request.exercises) {
-      await loadPackages(request.exercises.flatMap((e) => [e.setup, e.starter, e.check, e.solution]));
-      send({ type: "verdicts", verdicts: JSON.parse(runner.prove(JSON.stringify(request.exercises))) });
-    } else {
-      for (const cell of request.cells) if (!(await runCell(cell))) break;
-    }
+    let ok = true;
+    for (const cell of request.cells) if (!(ok = await runCell(cell))) break;
+    if (ok && request.exercises.length) await prove(request.exercises);
   } catch (error) {
     if (error?.name !== "ExitStatus" && !Number.isInteger(error?.status)) throw error;
     send({ type: "exit", status: error.status });
@@ -80,6 +87,13 @@ async function runCell(cell) {
   send({ type: "cell", number: cell.number, ok, outputs: output.finish() });
   output = null;
   return ok;
+}
+
+/* Prove the exercises: each solution must pass its check, each starter fail it (runner.py). */
+async function prove(exercises) {
+  send({ type: "proving" });
+  await loadPackages(exercises.flatMap((e) => [e.setup, e.starter, e.check, e.solution]));
+  send({ type: "verdicts", verdicts: JSON.parse(runner.prove(JSON.stringify(exercises))) });
 }
 
 /* The lock packages the sources import, and those import_packages adds (as the worker does). */

@@ -3,7 +3,7 @@
  * snapshot.js) and the preloaded packages (from the files kept with it, see
  * package_files.js), and import the Python side
  * (../../py/worker_bridge.py, cell_exec.py and exercise_check.py, written into Pyodide's file system),
- * with the preloaded packages' bytecode that the build compiled (derived_stdlib.py) in place. */
+ * with the preloaded packages' bytecode that the build compiled (derived_bytecode.py) in place. */
 import { cacheNames, MessageType, OFFICIAL_STDLIB } from "../protocol.js";
 import {
   configure, countBody, fetchDirect, fetchOrKept, fetchPackageBytecode, importScript, keepScriptsInCache, prefetch,
@@ -17,7 +17,7 @@ import { flushStream, host, openRunId, writeStream } from "./output.js";
 const HOST_MODULE = "_course_host";
 const PYTHON_DIR = "/home/pyodide/.course";
 const PYTHON_FILES = ["cell_exec.py", "exercise_check.py", "worker_bridge.py"]; // in ../../py/
-const BYTECODE_PREFIX = "/course-pyc"; // sys.pycache_prefix: precompile_stdlib.mjs's PACKAGES_PREFIX
+const BYTECODE_PREFIX = "/course-pyc"; // sys.pycache_prefix: compile_bytecode.mjs's PACKAGES_PREFIX
 
 /** The settings file at `url`, as the site wrote it, from `responsePromise` (its fetch). */
 export async function readSettings(url, responsePromise) {

@@ -6,15 +6,15 @@
 //    <preloaded,...> packages loads, at the paths that sys.pycache_prefix = "/" + PACKAGES_PREFIX
 //    gives them (the worker extracts it there at boot; matplotlib's would be 2.3 MB more).
 // Compiled by Pyodide's own Python, so the magic number and flags match; unchecked-hash .pyc:
-// the bytes depend on the inputs only.  The site build (derived_stdlib.py) runs it on verified files.
-//   node precompile_stdlib.mjs <pyodide files dir> <lock file> <out.zip> <out-packages.zip> <packages,...> <preloaded,...> <module> ...
+// the bytes depend on the inputs only.  The site build (derived_bytecode.py) runs it on verified files.
+//   node compile_bytecode.mjs <pyodide files dir> <lock file> <out.zip> <out-packages.zip> <packages,...> <preloaded,...> <module> ...
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
 
 const [filesDir, lockFile, outFile, outPackagesFile, packageList, preloadedList, ...modules] = process.argv.slice(2);
 if (!packageList) {
-  console.error("usage: node precompile_stdlib.mjs <pyodide files dir> <lock file> <out.zip> <out-packages.zip> <packages,...> <preloaded,...> <module> ...");
+  console.error("usage: node compile_bytecode.mjs <pyodide files dir> <lock file> <out.zip> <out-packages.zip> <packages,...> <preloaded,...> <module> ...");
   process.exit(2);
 }
 const indexURL = resolve(filesDir) + "/";

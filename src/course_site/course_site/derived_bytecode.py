@@ -9,7 +9,7 @@ compiles each module it imports (``import numpy``: about 0.4 s of 0.9 s).  Two d
 - ``site-packages-pyc-<hash>.zip``: the ``.pyc`` of the preloaded packages' modules (numpy's)
   as ``sys.pycache_prefix`` places them; the worker extracts it before importing them.
 
-``precompile_stdlib.mjs`` (beside this module) makes both with Pyodide's own Python in Node,
+``compile_bytecode.mjs`` (beside this module) makes both with Pyodide's own Python in Node,
 from the sha256-verified files only; the result depends on its inputs alone, so it is cached
 in the build cache under a key over those inputs.
 
@@ -33,7 +33,7 @@ from pathlib import Path
 
 from . import pyodide_assets
 
-SCRIPT = Path(__file__).with_name("precompile_stdlib.mjs")
+SCRIPT = Path(__file__).with_name("compile_bytecode.mjs")
 OFFICIAL = "python_stdlib.zip"
 WORKER_PYTHON = Path(__file__).parent / "assets" / "py"
 EXTRA_MODULES = ["matplotlib.pyplot"]  # what a first plot imports, beyond the preloaded packages
