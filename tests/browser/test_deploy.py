@@ -15,6 +15,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,7 +26,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 sys.path.insert(0, str(Path(__file__).parents[1]))
-from conftest import ROOT, build_site
+from conftest import ROOT
 from playwright.sync_api import expect
 from runner_fixture import LOAD_TIMEOUT_MS, SETTINGS_FILE, expect_service_worker, get_code, run, set_code
 
@@ -99,7 +100,13 @@ def write_project(folder: Path, version: dict[str, str], posenc_version: str, ca
 
 
 def build(project: Path) -> Path:
-    done = build_site(project / "site", "-f", str(project / "mkdocs.yml"))
+    done = subprocess.run(
+        [sys.executable, "-m", "properdocs", "build", "--strict"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, f"the build failed:\n{done.stdout}\n{done.stderr}"
     return project / "site"
 
