@@ -183,6 +183,14 @@ def test_cells_render_their_whole_structure_with_the_toolbar_hidden(good_project
         assert f'id="cell-{number}" role="region" aria-label="Python cell {number}"' in html
 
 
+def test_cells_list_the_names_they_define_and_show_their_setup_on_request(good_project: Path):
+    html = lesson_html(good_project)
+    assert 'data-defines="np posenc x"' in html and 'data-defines="plt"' in html and 'data-defines=""' in html
+    setup = re.search(r'<details class="course-cell__setup"><summary[^>]*>(.*?)</summary>(.*?)</details>', html, re.S)
+    assert setup and setup[1] == "setup: 1 line" and "numpy" in setup[2]
+    assert html.count('class="course-cell__setup"') == 1  # only the cell that has setup code
+
+
 def test_math_is_mathml_and_no_tex_is_left(good_project: Path):
     html = lesson_html(good_project)
     assert html.count("<math") == 2 and 'display="block"' in html
