@@ -21,6 +21,7 @@ let registered, removed, idleCallbacks;
 globalThis.Worker = FakeWorker;
 globalThis.window = globalThis;
 Object.defineProperty(globalThis, "navigator", { value: {}, configurable: true });
+globalThis.location = { origin: "https://learn.example.org", pathname: "/course/lessons/a/", reload: () => {} };
 globalThis.document = { documentElement: { classList: { remove: (name) => removed.push(name) } } };
 const { boot, forget } = await import("../../src/course_site/course_site/assets/js/page_kernel.js");
 
@@ -90,7 +91,8 @@ test("once Python is quiet the page is rendered whole, the service worker regist
   for (const callback of idleCallbacks.splice(0)) callback();
   await Promise.resolve();
   assert.deepEqual(removed, ["course-booting"]);
-  assert.deepEqual(registered, [["https://learn.example.org/course/course-sw.js?v=3f2a9c&pyodide=0.27.7", { type: "module" }]]);
+  // Pyodide from the site itself (no index URL elsewhere): the pages it serves are cross-origin isolated.
+  assert.deepEqual(registered, [["https://learn.example.org/course/course-sw.js?v=3f2a9c&pyodide=0.27.7&isolate=1", { type: "module" }]]);
   assert.deepEqual(worker.posted.filter((m) => m.type === MessageType.SNAPSHOT), [{ type: MessageType.SNAPSHOT }]);
 });
 
@@ -98,7 +100,7 @@ test("without a site or Pyodide version the service worker's URL has none", () =
   const worker = page();
   boot();
   readyAndQuiet(worker, { service_worker: "../../course-sw.js" });
-  assert.deepEqual(registered.map(([url]) => url), ["https://learn.example.org/course/course-sw.js"]);
+  assert.deepEqual(registered.map(([url]) => url), ["https://learn.example.org/course/course-sw.js?isolate=1"]);
 });
 
 test("no service worker where the site has none, the browser has none, or the page is not secure", () => {
@@ -150,4 +152,11 @@ test("forget lets the next page boot a kernel of its own", () => {
   forget();
   page();
   assert.notEqual(boot().kernel, first);
+});
+
+test("with Pyodide from a CDN the service worker is asked for no isolation", () => {
+  const worker = page();
+  boot();
+  readyAndQuiet(worker, { ...SETTINGS, pyodide_index_url: "https://cdn.example.net/pyodide/v0.27.7/full/" });
+  assert.deepEqual(registered.map(([url]) => url), ["https://learn.example.org/course/course-sw.js?v=3f2a9c&pyodide=0.27.7"]);
 });

@@ -477,11 +477,11 @@ test("forgetting a snapshot that was never kept creates nothing", async () => {
   assert.deepEqual([...root.entries.keys()], []);
 });
 
-test("the site's snapshot file is named after its assets folder's URL", async () => {
+test("the site's snapshot file is named after the folder of the runner folder (a site's assets/course/)", async () => {
   await kept();
   const moduleURL = new URL("../../src/course_site/course_site/assets/js/worker/snapshot.js", import.meta.url);
   const [name] = root.entries.get("course-snapshots").entries.keys();
-  assert.equal(name, `${encodeURIComponent(new URL("../../", moduleURL).href)}.bin`);
+  assert.equal(name, `${encodeURIComponent(new URL("../../../", moduleURL).href)}.bin`);
 });
 
 async function quietInfo(body) {

@@ -56,9 +56,10 @@ def test_the_cell_carries_its_code_setup_options_and_origin():
         "data-first-line": "7",
         "data-source-file": PATH,
         "data-packages": "numpy matplotlib",
+        "data-defines": "base",
     }
     assert root["class"] == "course-cell"
-    assert [text for _, text in rendered.all("code")] == ["print(base < 3)\n"]
+    assert [text for _, text in rendered.all("code")] == ["base = 2\n", "print(base < 3)\n"]  # setup, then code
     static = [attrs for attrs, _ in rendered.all("div") if attrs.get("class") == "course-cell__static"]
     assert len(static) == 1
     assert ({"class": "nb"}, "print") in rendered.all("span")  # highlighted as Python: a builtin
