@@ -7,7 +7,7 @@
  * or a first Run for the CPU.
  */
 import { Kernel } from "./kernel.js";
-import { QUIET_MS } from "./protocol.js";
+import { QUIET_MS, cacheNames } from "./protocol.js";
 
 let booting = null;
 
@@ -82,6 +82,22 @@ function registerServiceWorkerOnceIdle(kernel) {
     const url = new URL(settings.service_worker, kernel.settingsURL);
     if (settings.version) url.searchParams.set("v", settings.version);
     if (settings.pyodide_version) url.searchParams.set("pyodide", settings.pyodide_version);
-    navigator.serviceWorker.register(url, { type: "module" }).catch((err) => console.warn("course: service worker not registered:", err));
+    navigator.serviceWorker.register(url, { type: "module" }).then(
+      () => keepWorkerScript(kernel.options.workerURL, settings),
+      (err) => console.warn("course: service worker not registered:", err),
+    );
   }, 0);
+}
+
+/* The Python worker's own script, kept in the site cache for offline visits once the service
+ * worker is active: a browser may fetch a worker's script without its service worker (WebKit does,
+ * for the one worker_prestart.js starts while the page parses), and then nothing else keeps it. */
+async function keepWorkerScript(workerURL, settings) {
+  try {
+    await navigator.serviceWorker.ready;
+    const cache = await caches.open(cacheNames(settings.version || "dev", settings.pyodide_version || "dev").site);
+    if (!(await cache.match(workerURL))) await cache.add(workerURL);
+  } catch {
+    // Storage full or denied: the page works online all the same.
+  }
 }
