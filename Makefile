@@ -22,7 +22,8 @@ $(STAMP): pyproject.toml src/course_site/pyproject.toml requirements/constraints
 assets: $(STAMP)
 	$(BIN)/python -m course_site.pyodide_assets fetch
 
-## browser: find Chromium, or install it (apt-get as root on Debian, else Playwright)
+## browser: find Chromium, Firefox ESR and WebKitGTK's WebDriver (with Xvfb), or install them (apt-get as root on
+## Debian; Chromium else from Playwright), and puppeteer-core (npm ci) that drives Firefox
 browser: $(STAMP)
 	$(BIN)/python scripts/ensure_browser.py
 

@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import ModuleType
@@ -105,15 +105,45 @@ def serve():
     servers: list[ThreadingHTTPServer] = []
 
     def start(folder: Path, headers: dict[str, str] | None = None) -> str:
-        handler = type("Handler", (_Handler,), {"extra_headers": headers or {}})
-        server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(folder)))
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        server = start_server(folder, headers)
         servers.append(server)
         return f"http://127.0.0.1:{server.server_address[1]}/"
 
     yield start
     for server in servers:
         server.shutdown()
+
+
+def start_server(folder: Path, headers: dict[str, str] | None = None) -> ThreadingHTTPServer:
+    """A loopback server for ``folder``, serving in a thread of its own."""
+    handler = type("Handler", (_Handler,), {"extra_headers": headers or {}})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@pytest.fixture
+def server_that_goes():
+    """``start(folder)``: a loopback server's base URL and ``gone()``, which stops it and closes its port.
+
+    After ``gone()`` every request to it is refused, as when a learner's network is down.
+    """
+    servers: list[ThreadingHTTPServer] = []
+
+    def start(folder: Path) -> tuple[str, Callable[[], None]]:
+        server = start_server(folder)
+        servers.append(server)
+
+        def gone() -> None:
+            server.shutdown()
+            server.server_close()
+
+        return f"http://127.0.0.1:{server.server_address[1]}/", gone
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
 
 
 @pytest.fixture(scope="session")

@@ -17,6 +17,11 @@ What is simulated, and how:
 - private API missing: the test's router serves ``pyodide.asm.js``/``pyodide.js`` with
   ``makeMemorySnapshot`` / ``_loadSnapshot`` renamed, as a Pyodide without them would be.
   Only the test changes these bytes; the site ships the verified files.
+- a browser without the origin private file system or its synchronous access handles, or
+  where the file is held by another tab's worker: the test's router puts a prelude before each
+  of the Python's workers' scripts (``js/worker/``) that deletes the feature or makes it fail
+  (init scripts reach only the page, not its workers); the service worker is kept out, so
+  that every worker script passes the router.
 """
 
 from __future__ import annotations
@@ -151,6 +156,7 @@ def visit(
     patch: Patch | None = None,
     quota: int = 0,
     missing: str = "",
+    prelude: str = "",
     ready: bool = True,
 ) -> Iterator[Visit]:
     """Open ``url`` in a new browser process on ``profile``; only loopback is reachable.
@@ -161,9 +167,12 @@ def visit(
     quota: bytes of storage the origin may use (0: the browser's default).
     missing: files whose name starts with this are answered 404 (none if empty); the HTTP
       cache is cleared first (DevTools' ``Network.clearBrowserCache``), or it would answer.
+    prelude: JavaScript put before each worker script (``/worker/…js``); no service worker then.
     ready: wait until cell 1 says Python is ready (else only until the page has loaded).
     """
     browser_type, options = chromium
+    if prelude:
+        options = {**options, "service_workers": "block"}
     context = browser_type.launch_persistent_context(str(profile), **options)
     external: list[str] = []
     requested: list[str] = []
@@ -176,6 +185,9 @@ def visit(
             route.abort()
         elif missing and request_url.rsplit("/", 1)[-1].startswith(missing):
             route.fulfill(status=404, body="not here")
+        elif prelude and WORKER_SCRIPT.search(urlparse(request_url).path):
+            response = route.fetch()
+            route.fulfill(response=response, body=prelude + "\n" + response.text())
         elif patch and request_url.endswith("/" + patch[0]):
             response = route.fetch()
             text = response.text()
@@ -202,6 +214,16 @@ def visit(
     finally:
         context.close()
     assert not external, f"requests left 127.0.0.1: {external}"
+
+
+WORKER_SCRIPT = re.compile(r"/worker/[^/]+\.js$")
+NO_OPFS = "delete StorageManager.prototype.getDirectory;"
+NO_SYNC_ACCESS_HANDLES = (
+    "delete FileSystemFileHandle.prototype.createSyncAccessHandle; delete self.FileSystemSyncAccessHandle;"
+)
+HELD = """FileSystemFileHandle.prototype.createSyncAccessHandle = function () {
+    return Promise.reject(new DOMException("held by another tab", "NoModificationAllowedError"));
+};"""
 
 
 def first_visit(chromium, url: str, profile: Path) -> int:
@@ -421,3 +443,33 @@ def test_a_pyodide_that_ignores_load_snapshot_boots_normally(chromium, site_serv
     with visit(chromium, url, tmp_path, patch=patch) as second:
         assert second.wait_for(NORMAL)[1] == "this Pyodide ignores _loadSnapshot"
         assert second.print_of("#cell-1", "print(6 * 7)") == "42"
+
+
+@pytest.mark.parametrize(
+    ("prelude", "reason"),
+    [(NO_OPFS, "no origin private file system"), (NO_SYNC_ACCESS_HANDLES, "no synchronous access handles")],
+)
+def test_without_the_storage_python_boots_normally_and_makes_no_snapshot(
+    chromium, site_server, tmp_path, prelude, reason
+):
+    with visit(chromium, site_server + LESSON, tmp_path, prelude=prelude) as first:
+        booted = first.wait_for(NORMAL)[1]
+        assert booted == (
+            "snapshot storage unavailable: no origin private file system" if prelude == NO_OPFS else "no snapshot"
+        )
+        assert first.print_of("#cell-1", "print(6 * 7)") == "42"
+        assert first.wait_for(NOT_KEPT)[1] == reason
+        assert not first.said(MAKING)
+        expect(first.page.locator("#cell-1")).to_have_attribute("data-status", "ok")
+
+
+@pytest.mark.parametrize("prelude", [NO_SYNC_ACCESS_HANDLES, HELD], ids=["no sync access handles", "file held"])
+def test_a_kept_snapshot_restores_where_a_sync_access_handle_is_missing_or_fails(
+    chromium, site_server, tmp_path, prelude
+):
+    """Read as a File instead: a browser without sync access handles, or a file another tab's worker holds."""
+    url = site_server + LESSON
+    first_visit(chromium, url, tmp_path)
+    with visit(chromium, url, tmp_path, prelude=prelude) as later:
+        later.wait_for(RESTORED)
+        assert later.print_of("#cell-1", "import numpy; print(numpy.arange(4).sum())") == "6"

@@ -23,7 +23,7 @@ import { appendSegments, render, TerminalOutput } from "./ansi.js";
 import { EditStore } from "./edits.js";
 import { undefinedName } from "./notebook.js";
 import { MessageType } from "./protocol.js";
-import names from "./dom.json" with { type: "json" };
+import names from "./dom_names.js";
 
 const CELL = names.cell;
 const DATA = names.cellData;

@@ -11,7 +11,7 @@
  * Works with Material's instant navigation (document$) as well as plain loads.
  */
 
-import names from "./dom.json" with { type: "json" };
+import names from "./dom_names.js";
 import { Notebook } from "./notebook.js";
 import { watchScrollBoxes } from "./scroll_regions.js";
 

@@ -7,7 +7,7 @@
  * or a first Run for the CPU.
  */
 import { Kernel } from "./kernel.js";
-import { QUIET_MS } from "./protocol.js";
+import { QUIET_MS, cacheNames } from "./protocol.js";
 
 let booting = null;
 
@@ -112,6 +112,22 @@ function registerServiceWorkerOnceIdle(kernel) {
     if (settings.pyodide_version) url.searchParams.set("pyodide", settings.pyodide_version);
     // Pyodide from this site (not a CDN): every file is same-origin, so the pages can be cross-origin isolated.
     if (new URL(settings.pyodide_index_url || ".", kernel.settingsURL).origin === location.origin) url.searchParams.set("isolate", "1");
-    navigator.serviceWorker.register(url, { type: "module" }).catch((err) => console.warn("course: service worker not registered:", err));
+    navigator.serviceWorker.register(url, { type: "module" }).then(
+      () => keepWorkerScript(kernel.options.workerURL, settings),
+      (err) => console.warn("course: service worker not registered:", err),
+    );
   }, 0);
+}
+
+/* The Python worker's own script, kept in the site cache for offline visits once the service
+ * worker is active: a browser may fetch a worker's script without its service worker (WebKit does,
+ * for the one worker_prestart.js starts while the page parses), and then nothing else keeps it. */
+async function keepWorkerScript(workerURL, settings) {
+  try {
+    await navigator.serviceWorker.ready;
+    const cache = await caches.open(cacheNames(settings.version || "dev", settings.pyodide_version || "dev").site);
+    if (!(await cache.match(workerURL))) await cache.add(workerURL);
+  } catch {
+    // Storage full or denied: the page works online all the same.
+  }
 }

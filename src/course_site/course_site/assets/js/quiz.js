@@ -12,7 +12,7 @@
  * "Correct." / "Not quite." and that option's explanation, cloned from the
  * author's (trusted) HTML in the details block.
  */
-import names from "./dom.json" with { type: "json" };
+import names from "./dom_names.js";
 
 const QUIZ = names.quiz;
 const DATA = names.quizData;

@@ -9,7 +9,7 @@ import {
   configure, countBody, fetchDirect, fetchOrKept, fetchPackageBytecode, importScript, keepScriptsInCache, prefetch,
   prefetchPreloaded, prefetchStdlib, provide, useLock,
 } from "./network.js";
-import { bootPyodide, dropSnapshot, keptSnapshot } from "./snapshot.js";
+import { bootPyodide, dropSnapshot, keptSnapshot, missingStorage } from "./snapshot.js";
 import { watchInstalls } from "./package_files.js";
 import { postProgress, progress, setDownloadBytes } from "./progress.js";
 import { flushStream, host, openRunId, writeStream } from "./output.js";
@@ -282,6 +282,11 @@ export async function keepSnapshot(snapshot) {
   const { pyodide, restored, options, stdlib, settings, packageFiles } = snapshot;
   // A restore remakes the snapshot only when its kept package files are outdated (packageFiles).
   if ((restored && !packageFiles) || !keepsSnapshots(settings)) return true;
+  const missing = missingStorage();
+  if (missing) {
+    console.info(`course: no snapshot kept (${missing})`);
+    return true;
+  }
   if (typeof pyodide.makeMemorySnapshot !== "function") {
     console.info("course: no snapshot kept (makeMemorySnapshot missing)");
     return true;

@@ -14,7 +14,9 @@
  * It uses Pyodide 0.27's private API (loadPyodide's _loadSnapshot and _makeSnapshot,
  * makeMemorySnapshot()); every way this can fail ends in a normal boot:
  *
- *   nothing kept, storage unavailable           normal boot
+ *   nothing kept, storage unavailable           normal boot (no origin private file system or no
+ *                                               synchronous access handles: none is made either)
+ *   the file held by another tab's worker       read as a File instead of with a sync access handle
  *   kept for another build, version or stdlib   refused (record), deleted, normal boot
  *   corrupt (trailer, header, size or sha256)   refused, deleted, normal boot
  *   its package files corrupt (sha256, layout)  restored, the wheels unpacked, deleted
@@ -70,8 +72,20 @@ async function snapshotFile(create) {
   return (await snapshotDirectory(create)).getFileHandle(SNAPSHOT_FILE, { create });
 }
 
+/** Why this browser cannot keep a snapshot here (no origin private file system, or no synchronous
+ * access handles to write one with, as in a page's own thread), or null when it can.  Feature
+ * detection: WebKitGTK, for one, ships with the origin private file system off. */
+export function missingStorage() {
+  if (typeof globalThis.navigator?.storage?.getDirectory !== "function") return "no origin private file system";
+  if (typeof globalThis.FileSystemSyncAccessHandle !== "function") return "no synchronous access handles";
+  return null;
+}
+
 /** Why the site has no kept snapshot file ("no snapshot", or the storage's problem), or null when it has one. */
 export async function missingSnapshotFile() {
+  if (typeof globalThis.navigator?.storage?.getDirectory !== "function") {
+    return "snapshot storage unavailable: no origin private file system";
+  }
   try {
     await snapshotFile(false);
     return null;
@@ -89,7 +103,7 @@ export async function missingSnapshotFile() {
 export async function readKeptFile() {
   let handle;
   try {
-    handle = await (await snapshotFile(false)).createSyncAccessHandle({ mode: "read-only" });
+    handle = await openForReading(await snapshotFile(false));
   } catch (err) {
     return { reason: storageProblem(err) };
   }
@@ -104,6 +118,34 @@ export async function readKeptFile() {
   if (file.reason) return { reason: file.reason, drop: true };
   const sha256 = { snapshot: await sha256Hex(file.bytes), packages: await sha256Hex(file.packageBytes) };
   return { file: { ...file, sha256 } };
+}
+
+/* The kept file open for reading: a synchronous access handle (exclusive: only Chromium knows a
+ * read-only mode), or, where sync access handles are missing or the file is held (another tab's
+ * worker reads or writes it), its bytes read as a File.  Either answers getSize(), read(view, {at})
+ * and close(). */
+async function openForReading(fileHandle) {
+  if (typeof fileHandle.createSyncAccessHandle === "function") {
+    try {
+      return await fileHandle.createSyncAccessHandle();
+    } catch (err) {
+      if (err.name !== "NoModificationAllowedError") throw err;
+    }
+  }
+  return bytesReader(new Uint8Array(await (await fileHandle.getFile()).arrayBuffer()));
+}
+
+/* A sync access handle's reading methods over `bytes`. */
+function bytesReader(bytes) {
+  return {
+    getSize: () => bytes.length,
+    read(view, { at }) {
+      const part = bytes.subarray(at, at + view.byteLength);
+      new Uint8Array(view.buffer, view.byteOffset, view.byteLength).set(part);
+      return part.length;
+    },
+    close() {},
+  };
 }
 
 function storageProblem(err) {

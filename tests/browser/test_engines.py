@@ -1,0 +1,132 @@
+"""The course in every learner's browser: Chromium, Firefox ESR and WebKit (Safari's engine) run the same steps.
+
+Each test is one description of what a learner does (fixture/steps.py), run by each engine's
+driver (fixture/engines.py): every cell of every lesson of ``nav``, Stop and the next Run, an
+exercise, a quiz, an edit kept across a reload, a lesson that runs with the server gone, and
+(Chromium and Firefox) a later visit in a new browser process that restores Python's snapshot.
+MiniBrowser's automation sessions keep no profile, so WebKit makes no later visit.
+
+One browser process per engine for the module (Chromium: the suite's); WebKit gets a new one
+per test, which is how a WebKit test gets empty storage.  Every request that leaves 127.0.0.1
+is refused and fails the test.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "fixture"))
+sys.path.insert(0, str(Path(__file__).parents[1]))
+import engines
+import steps
+from runner_fixture import LESSON, LESSONS
+from test_exercise_live import exercise_check
+
+pytestmark = pytest.mark.browser
+
+ENGINES = ("chromium", "firefox", "webkit")
+RESTORED = "^course: Python restored from this browser's snapshot$"
+KEPT = r"^course: snapshot kept for the next visit \(\d+ bytes\)$"
+BOOTED = r"^course: Python booted normally \((.*)\)$"
+
+
+@pytest.fixture(scope="module", params=ENGINES)
+def engine(request, browser, chromium_options, tmp_path_factory):
+    """The engine under test (an engines.py engine), its tools checked (``make browser`` installs them)."""
+    name = request.param
+    if name in (missing := engines.missing_tools()):
+        pytest.fail(f"{name}: no {missing[name]}: run `make browser` (it installs them and says which)")
+    if name == "chromium":
+        yield engines.Chromium(browser, chromium_options)
+        return
+    proxy = engines.RecordingProxy()
+    display = engines.Display()
+    try:
+        if name == "firefox":
+            yield engines.Firefox(proxy, tmp_path_factory.mktemp("firefox"))
+        else:
+            yield engines.WebKit(proxy, display)
+    finally:
+        display.close()
+        proxy.close()
+
+
+@pytest.fixture(scope="module")
+def process(engine):
+    """The module's browser process of ``engine`` (None for WebKit, which gets one per test)."""
+    if engine.name == "webkit":
+        yield None
+        return
+    launched = engine.launch()
+    yield launched
+    launched.close()
+
+
+@pytest.fixture
+def tab(engine, process):
+    """A fresh tab (empty storage); the test fails if a request left 127.0.0.1."""
+    owner = process or engine.launch()
+    opened = owner.tab()
+    try:
+        yield opened
+    finally:
+        owner.close_tab(opened)
+        external = owner.take_external()
+        if process is None:
+            owner.close()
+    assert not external, f"requests left 127.0.0.1: {external}"
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_every_cell_runs_as_at_build_time(tab, site_server, lesson):
+    steps.open_lesson(tab, site_server + lesson)
+    assert steps.check_cells_as_built(tab) >= 2
+
+
+def test_stop_ends_an_endless_loop_and_the_next_run_works(tab, site_server):
+    steps.open_lesson(tab, site_server + LESSON)
+    steps.stop_then_run(tab)
+
+
+def test_an_exercise_starter_fails_and_its_solution_passes_then_a_quiz_answer(tab, site_server):
+    steps.open_lesson(tab, site_server + LESSON)
+    steps.exercise_starter_then_solution(tab, exercise_check.PASSED)
+    steps.quiz_answers(tab)
+
+
+def test_an_edit_is_kept_across_a_reload(tab, site_server):
+    steps.open_lesson(tab, site_server + LESSON)
+    steps.edit_kept_across_reload(tab)
+
+
+def test_with_the_server_gone_a_reload_loads_the_lesson_and_a_cell_runs(tab, built_site, server_that_goes):
+    """A first visit, a reload under the service worker, then the site's server is gone (its port refuses)."""
+    url, gone = server_that_goes(built_site)
+    steps.open_lesson(tab, url + LESSON)
+    steps.ready_for_offline(tab)
+    gone()
+    steps.offline_cell_runs(tab)
+
+
+@pytest.mark.parametrize("engine", ["chromium", "firefox"], indirect=True)
+def test_a_later_visit_in_a_new_browser_process_restores_the_snapshot(engine, site_server, tmp_path):
+    url = site_server + LESSON
+    for visit in ("first", "later"):
+        launched = engine.launch(tmp_path / "profile")
+        try:
+            tab = launched.tab()
+            steps.open_lesson(tab, url)
+            if visit == "first":
+                assert tab.console(BOOTED).endswith("(no snapshot)")
+                tab.console(KEPT)
+            else:
+                tab.console(RESTORED)
+                steps.run(tab, "#cell-1")
+                steps.wait_for(tab, "#cell-1", "^ok$", "data-status")
+            external = launched.take_external()
+        finally:
+            launched.close()
+        assert not external, f"requests left 127.0.0.1: {external}"
