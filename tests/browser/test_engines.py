@@ -87,8 +87,11 @@ def test_every_cell_runs_as_at_build_time(tab, site_server, lesson):
 
 
 def test_stop_ends_an_endless_loop_and_the_next_run_works(tab, site_server):
+    """A first visit: a cell that needs cell 1 says so; Stop restarts Python and offers the cells above."""
     steps.open_lesson(tab, site_server + LESSON)
+    steps.name_error_points_above_and_runs_the_cells_above(tab)
     steps.stop_then_run(tab)
+    steps.restart_offers_the_cells_above(tab)
 
 
 def test_an_exercise_starter_fails_and_its_solution_passes_then_a_quiz_answer(tab, site_server):
@@ -102,11 +105,13 @@ def test_an_edit_is_kept_across_a_reload(tab, site_server):
     steps.edit_kept_across_reload(tab)
 
 
-def test_with_the_server_gone_a_reload_loads_the_lesson_and_a_cell_runs(tab, built_site, server_that_goes):
-    """A first visit, a reload under the service worker, then the site's server is gone (its port refuses)."""
+def test_with_the_server_gone_a_reload_loads_the_lesson_and_a_cell_runs(tab, engine, built_site, server_that_goes):
+    """A first visit, a reload under the service worker (cross-origin isolated: Stop keeps the namespace),
+    then the site's server is gone (its port refuses)."""
     url, gone = server_that_goes(built_site)
     steps.open_lesson(tab, url + LESSON)
     steps.ready_for_offline(tab)
+    steps.stop_keeps_the_namespace_under_isolation(tab, engine.name)  # the service worker controls the page now
     gone()
     steps.offline_cell_runs(tab)
 
