@@ -35,20 +35,25 @@ jedi.settings.case_insensitive_completion = False
 jedi.settings.add_bracket_after_function = False
 
 
-def complete(source: str, line: int, column: int, namespace: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Completions at ``line`` (from 1) and ``column`` (from 0) of ``source``.
+def complete(code: str, line: int, column: int, setup: str = "", namespace: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Completions at ``line`` (from 1) and ``column`` (from 0) of a cell's ``code``.
 
-    ``namespace`` defaults to the page's (``__main__``). Returns ``{"from": <offset in
+    The cell's hidden ``setup`` is read before its code, so that what it imports completes
+    before the cell has run. ``namespace`` defaults to the page's (``__main__``). Returns ``{"from": <offset in
     the line where the completed word starts>, "options": [{"label", "type", "detail",
-    "info"}, …]}``: ``detail`` is the signature and ``info`` the docstring's first line
-    (both "" when unknown).
+    "info", "boost"}, …]}``: ``detail`` is the signature and ``info`` the docstring's first line
+    (both "" when unknown); ``boost`` is 1 for a keyword argument of the call, else 0.
     """
     scope = vars(__main__) if namespace is None else namespace
-    script = jedi.Interpreter(source, [scope])
-    # A call's keyword arguments first: what the learner most likely wants inside the parentheses.
+    if setup:
+        code, line = f"{setup}\n{code}", line + setup.count("\n") + 1
+    script = jedi.Interpreter(code, [scope])
     found = script.complete(line, column)
-    completions = sorted(found, key=lambda c: c.type != "param")[:MAX_COMPLETIONS]
-    start = column - (len(completions[0].name_with_symbols) - len(completions[0].complete)) if completions else column
+    typed = found[0].name_with_symbols[: len(found[0].name_with_symbols) - len(found[0].complete)] if found else ""
+    # Private names only once the learner types "_"; a call's keyword arguments first.
+    shown = [c for c in found if typed.startswith("_") or not c.name.startswith("_") or c.type == "param"]
+    completions = sorted(shown, key=lambda c: c.type != "param")[:MAX_COMPLETIONS]
+    start = column - len(typed)
     call = _call(script, line, column) if any(c.type == "param" for c in completions) else ("", "")
     options = [_option(c, call, detailed=k < DETAIL_FOR) for k, c in enumerate(completions)]
     return {"from": start, "options": options}
@@ -58,6 +63,7 @@ def _option(completion: Any, call: tuple[str, str], *, detailed: bool) -> dict[s
     """One completion as the editor shows it; a keyword argument's detail is the ``call``'s."""
     kind = completion.type
     option = {"label": completion.name_with_symbols, "type": _TYPES.get(kind, "variable"), "detail": "", "info": ""}
+    option["boost"] = int(kind == "param")  # the editor lists them first too
     if kind == "param":
         option["detail"], option["info"] = call
     elif detailed and kind not in ("keyword", "path"):
