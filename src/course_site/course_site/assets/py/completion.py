@@ -35,7 +35,9 @@ jedi.settings.case_insensitive_completion = False
 jedi.settings.add_bracket_after_function = False
 
 
-def complete(code: str, line: int, column: int, setup: str = "", namespace: dict[str, Any] | None = None) -> dict[str, Any]:
+def complete(
+    code: str, line: int, column: int, setup: str = "", namespace: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Completions at ``line`` (from 1) and ``column`` (from 0) of a cell's ``code``.
 
     The cell's hidden ``setup`` is read before its code, so that what it imports completes
