@@ -4,7 +4,8 @@ On the built lesson page (real Pyodide, every request off 127.0.0.1 blocked): th
 live names, attributes of live objects and a call's keyword arguments complete, in
 CodeMirror's ARIA listbox; Jedi is fetched only with the first completion, never at boot
 or for a run; a completion asked for while a cell runs is dropped and the editor keeps
-taking keys; and completion works offline once it has been used.
+taking keys; and completion works offline once it has been used.  The page also offers
+its notebook for download (course_site/notebook.py).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def open_listbox(page):
 @pytest.fixture(scope="module")
 def lesson(browser, site_server):
     requests: list[str] = []
-    with guarded_page(browser, site_server + LESSON, requests=requests) as (page, _problems):
+    with guarded_page(browser, site_server + LESSON, requests=requests, accept_downloads=True) as (page, _problems):
         wait_ready(page)
         page.requests = requests
         yield page
@@ -151,3 +152,12 @@ def test_completion_works_offline_once_used(browser, site_server):
         assert labels(page) == ["sinusoidal"]
         page.context.set_offline(False)
         assert not problems
+
+
+def test_the_lesson_offers_its_notebook_for_download(lesson):
+    link = lesson.get_by_role("link", name="Download as notebook (.ipynb)", exact=True)
+    link.focus()
+    with lesson.expect_download() as download:
+        lesson.keyboard.press("Enter")
+    assert download.value.suggested_filename == "32-positional-encoding.ipynb"
+    assert '"nbformat": 4' in Path(download.value.path()).read_text()
