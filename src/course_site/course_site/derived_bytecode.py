@@ -37,7 +37,8 @@ SCRIPT = Path(__file__).with_name("compile_bytecode.mjs")
 OFFICIAL = "python_stdlib.zip"
 WORKER_PYTHON = Path(__file__).parent / "assets" / "py"
 EXTRA_MODULES = ["matplotlib.pyplot"]  # what a first plot imports, beyond the preloaded packages
-FOREIGN_MODULES = {"js", "pyodide", "_course_host", "__main__"}  # not in the stdlib zip
+# Not in the stdlib zip (jedi: loaded when the editor first asks for completions).
+FOREIGN_MODULES = {"js", "pyodide", "_course_host", "__main__", "jedi"}
 
 
 class DerivedError(RuntimeError):

@@ -196,6 +196,11 @@ def _iter_blocks(lines: list[str], path: str, offset: int) -> Iterator[tuple[Blo
         yield Block(lang, path, line, line + 1, body, options), opening.start("info") + lang_end
 
 
+def fence_end(lines: list[str], start: int) -> int:
+    """Index of the line that closes the fence opening at ``lines[start]`` (``len(lines)`` if none)."""
+    return _closing_line(lines, start, _FENCE_OPEN.match(lines[start])["fence"])
+
+
 def _closing_line(lines: list[str], start: int, fence: str) -> int:
     """Index of the line closing the fence opened at ``start`` (or ``len(lines)``)."""
     closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")

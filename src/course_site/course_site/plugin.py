@@ -3,8 +3,8 @@
 A thin adapter: each hook names the MkDocs event it serves and hands the work to
 modules that do not import MkDocs: `lesson_page` parses a page's blocks (`fences`,
 `quiz`) and runs its cells (`execute`), `cells` and `quiz` write HTML, `mathml`
-renders math, `site_assets` prepares and publishes Pyodide, the course package and
-the scripts. Their errors become MkDocs' `PluginError` here.
+renders math, `notebook` writes each lesson as a notebook, `site_assets` prepares and
+publishes Pyodide, the course package and the scripts. Their errors become MkDocs' `PluginError` here.
 """
 
 from __future__ import annotations
@@ -40,6 +40,8 @@ from .exercises_html import course_exercise_ids, insert_progress, render_exercis
 from .fences import CELL, QUIZ, Cell
 from .lesson_page import LessonBlocks, PendingExercise, PendingQuiz, runs_of
 from .mathml import Source, to_mathml
+from .notebook import Notebooks, insert_link, notebook_path
+from .notebook import Source as NotebookSource
 from .pyodide_assets import AssetError
 from .quiz import markdown_converter
 
@@ -85,6 +87,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         self.page_paths: list[str] = []  # the site's HTML pages, under site_dir
         self.files: Files | None = None  # the site's files, to put the assets back after a failed build
         self.error_shown: list[str] = []  # the messages of this build's error page, once written
+        self.notebooks = Notebooks()  # each lesson as a notebook to download
 
     # -- mkdocs events ------------------------------------------------------------------------
 
@@ -187,7 +190,16 @@ class CoursePlugin(BasePlugin[CourseConfig]):
             log.warning(str(typo.error()))  # fatal with --strict
         self.page_url = page.url
         self.math_source = Source(markdown, shown, first_line)
+        if page.file.src_uri in self.lesson_uris:
+            self._add_notebook(page, markdown, first_line, config)
         return self.page.markdown
+
+    def _add_notebook(self, page: Page, markdown: str, first_line: int, config: MkDocsConfig) -> None:
+        """The lesson's notebook, from its Markdown and the blocks just parsed and run (`notebook`)."""
+        site_url = (config.site_url or "").rstrip("/")
+        install = f"pip install numpy matplotlib {site_assets.wheel_url(self.shipped, site_url)}"
+        source = NotebookSource(markdown, first_line, f"{site_url}/{page.url}", install)
+        self.notebooks.add(notebook_path(page.file.src_uri), source, self.page)
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """``page_content``: render math; fail if a block was not reached; the home page's progress."""
@@ -195,6 +207,8 @@ class CoursePlugin(BasePlugin[CourseConfig]):
             self.page.check_all_taken()
             if page.is_homepage:
                 html = insert_progress(html, self.exercise_ids)
+            if page.file.src_uri in self.lesson_uris:
+                html = insert_link(html, get_relative_url(notebook_path(page.file.src_uri), page.url))
             return to_mathml(html, self.math_source, log.warning)
 
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
@@ -206,6 +220,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
     def on_post_build(self, config: MkDocsConfig) -> None:
         """``post_build``: publish Pyodide, the course wheel, the scripts and worker-settings.json."""
         site_assets.publish_figures(self.figures, Path(config.site_dir))
+        self.notebooks.publish(Path(config.site_dir))
         site_assets.publish(self.shipped, self.worker_settings, Path(config.site_dir))
         BUILDER_LOG.removeHandler(self.error_log)
 

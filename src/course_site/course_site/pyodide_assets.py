@@ -2,7 +2,7 @@
 
 ``pyodide_assets/manifest.json`` pins every file the site ships from Pyodide: the core
 runtime (``pyodide.js``, ``pyodide.asm.js``, ``pyodide.asm.wasm``, ``python_stdlib.zip``)
-and the wheels of the dependency closure of numpy and matplotlib. It records each file's
+and the wheels of the dependency closure of numpy, matplotlib and jedi. It records each file's
 size and sha256 and the sources to try, in order. Wheel pins must equal the official
 ``pyodide-lock.json`` (committed next to the manifest, itself pinned by sha256).
 
@@ -35,7 +35,7 @@ from typing import Any
 from course_site._download import CONNECT_TIMEOUT, Fetcher, SourceError, describe
 
 CORE_FILES = ("pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip")
-ROOT_PACKAGES = ("numpy", "matplotlib")
+ROOT_PACKAGES = ("numpy", "matplotlib", "jedi")  # jedi: the editor's completion (worker/complete.js)
 DEFAULT_MANIFEST = Path("pyodide_assets/manifest.json")
 LOCK_NAME = "pyodide-lock.json"
 CDN_BASE = "https://cdn.jsdelivr.net/pyodide/v{version}/full/"

@@ -416,6 +416,11 @@ def _wheel_path(shipped: ShippedPython) -> str:
     return f"{SITE_FOLDER}/wheels/{shipped.wheel.sha256[:16]}/{shipped.wheel.file_name}"
 
 
+def wheel_url(shipped: ShippedPython, site_url: str | None) -> str:
+    """The course package's wheel on the site (a lesson's notebook installs it from there)."""
+    return f"{(site_url or '').rstrip('/')}/{_wheel_path(shipped)}"
+
+
 def _copy_wheel(shipped: ShippedPython, site_dir: Path) -> None:
     target = site_dir / _wheel_path(shipped)
     target.parent.mkdir(parents=True, exist_ok=True)

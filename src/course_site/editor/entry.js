@@ -14,11 +14,13 @@ export {
   defaultKeymap, history, historyKeymap, indentWithTab, isolateHistory,
 } from "@codemirror/commands";
 export {
-  bracketMatching, indentOnInput, indentUnit, syntaxHighlighting,
+  bracketMatching, indentOnInput, indentUnit, syntaxHighlighting, syntaxTree,
 } from "@codemirror/language";
+// The editor's completion (assets/js/complete.js): its sources are the Python worker's Jedi.
+export { autocompletion, completionKeymap, startCompletion } from "@codemirror/autocomplete";
 
-/** Python language support without the completion sources (they add weight and
- * pop-ups that distract learners). */
+/** Python language support without lang-python's own completion sources (keywords and
+ * the document's words): complete.js asks Jedi, which knows the page's live names. */
 export function python() {
   return new LanguageSupport(pythonLanguage);
 }

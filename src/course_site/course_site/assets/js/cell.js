@@ -20,6 +20,7 @@
  * deploy changed is offered back with a "Restore my edit" button (course-cell__changed).
  */
 import { appendSegments, render, TerminalOutput } from "./ansi.js";
+import { completion } from "./complete.js";
 import { EditStore } from "./edits.js";
 import { undefinedName } from "./notebook.js";
 import { MessageType } from "./protocol.js";
@@ -285,6 +286,7 @@ export class Cell {
           highlightActiveLine(),
           syntaxHighlighting(courseHighlighter),
           python(),
+          completion(cm, this), // names, attributes and keyword arguments from Jedi (complete.js)
           indentUnit.of("    "),
           EditorState.tabSize.of(4),
           keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),

@@ -8,7 +8,8 @@
  *
  * Events (EventTarget): "state" when `state` changes, "progress" while Python
  * boots, "idle" when Python is ready and no run waits or runs (see `idle`),
- * "settings" when the worker has read the site's settings file (`settings`).
+ * "settings" when the worker has read the site's settings file (`settings`),
+ * "completions" (a MessageEvent) with each answer to a completion request (complete.js).
  *
  * Stop: with crossOriginIsolated, Int32Array(SharedArrayBuffer)[0] = 2 (SIGINT)
  * raises KeyboardInterrupt in the cell; if the run has not ended 2 s later (or
@@ -272,6 +273,9 @@ export class Kernel extends EventTarget {
         return;
       case MessageType.FATAL:
         this.crash(worker, msg);
+        return;
+      case MessageType.COMPLETIONS: // complete.js's answers
+        this.dispatchEvent(new MessageEvent("completions", { data: msg }));
         return;
       default:
         break;

@@ -14,6 +14,7 @@ export const MessageType = Object.freeze({
   CANCEL: "cancel",
   PREFETCH: "prefetch",
   SNAPSHOT: "snapshot",
+  COMPLETE: "complete",
   // worker -> page
   SETTINGS: "settings",
   PROGRESS: "progress",
@@ -29,6 +30,7 @@ export const MessageType = Object.freeze({
   DONE: "done",
   FATAL: "fatal",
   HEARTBEAT: "heartbeat",
+  COMPLETIONS: "completions",
 });
 
 /* page -> worker */
@@ -38,6 +40,8 @@ export const MessageType = Object.freeze({
 /** @typedef {{type: "cancel", id: number}} CancelMessage  drop a run whose packages are still loading */
 /** @typedef {{type: "prefetch", packages: string[]}} PrefetchMessage  a Run queued while Python starts: download its wheels now */
 /** @typedef {{type: "snapshot"}} SnapshotMessage  Python is idle: keep a snapshot for the next visit, unless this one restored one (worker/snapshot.js) */
+
+/** @typedef {{type: "complete", id: number, code: string, setup: string, line: number, column: number}} CompleteMessage  completions at `line` (from 1) and `column` (from 0) of `code`, after `setup`, from Jedi over the page's namespace (complete.js; the worker loads Jedi on the first one) */
 
 /* worker -> page */
 
@@ -54,6 +58,8 @@ export const MessageType = Object.freeze({
 /** @typedef {{type: "done", id: number, ok: boolean, status: "ok"|"error"|"cancelled", ms: number, totalMs: number, check?: {passed: boolean, message: string}}} DoneMessage  `check`: an exercise's verdict, when its check ran or could not */
 /** @typedef {{type: "fatal", id: number|null, cause: "exit"|"memory"|"crash", exitStatus: number|null, message: string}} FatalMessage  Pyodide is unusable (Python exited, ran out of memory or crashed; `message`: one line); the page replaces the worker */
 /** @typedef {{type: "heartbeat"}} HeartbeatMessage  the worker is alive (worker/signals.js) */
+/** @typedef {{label: string, type: string, detail: string, info: string, boost: number}} CompletionOption  `type`: CodeMirror's (its icon); `detail`: the signature; `info`: the docstring's first line; `boost`: 1 for a call's keyword argument (listed first) */
+/** @typedef {{type: "completions", id: number, from: number, options: CompletionOption[], dropped: boolean, error?: string}} CompletionsMessage  the answer to "complete" `id`: `from` is the column where the completed word starts; `dropped` (no options): a run came first, a newer request replaced it, or Jedi could not load (`error`) */
 
 /**
  * A worker can die without an error event (the browser ends it to reclaim

@@ -6,6 +6,7 @@ import { fontList, prefetchWheels } from "./network.js";
 import { packageSizes, postProgress, progress } from "./progress.js";
 import { abandonRun, closeRun, flushStream, isOpen, openRun } from "./output.js";
 import { clearStopRequest, signals, startHeartbeat, useStopRequest } from "./signals.js";
+import { requestCompletion } from "./complete.js";
 
 let python = null; // {pyodide, bridge, snapshot, importPackages} once booted
 let warmedMatplotlib = false;
@@ -184,6 +185,8 @@ function receive(msg) {
   } else if (msg.type === MessageType.SNAPSHOT) {
     snapshotDue = true;
     snapshotWhenQuiet(0); // the page asked once Python had been quiet for QUIET_MS
+  } else if (msg.type === MessageType.COMPLETE) {
+    requestCompletion(msg, { python, later: (task) => queueTask(task), runWaiting: () => runsPending > 0 });
   } else if (msg.type === MessageType.RUN) {
     // A run gets the CPU: a snapshot being made is put off until Python is quiet again.
     runsPending += 1;
@@ -197,6 +200,11 @@ function receive(msg) {
       snapshotWhenQuiet(QUIET_MS);
     });
   }
+}
+
+/* Work that yields to runs (the editor's completions): behind what is queued, a failure only logged. */
+function queueTask(task) {
+  queue = queue.then(task).catch((err) => console.error("course worker:", err));
 }
 
 /* ---------------------------------------------------------------- the snapshot for the next visit */

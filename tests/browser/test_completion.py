@@ -1,0 +1,163 @@
+"""Completion in the cell editor, from Jedi in the Python worker, driven with the keyboard.
+
+On the built lesson page (real Pyodide, every request off 127.0.0.1 blocked): the page's
+live names, attributes of live objects and a call's keyword arguments complete, in
+CodeMirror's ARIA listbox; Jedi is fetched only with the first completion, never at boot
+or for a run; a completion asked for while a cell runs is dropped and the editor keeps
+taking keys; and completion works offline once it has been used.  The page also offers
+its notebook for download (course_site/notebook.py).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "fixture"))
+from playwright.sync_api import expect
+from runner_fixture import LESSON, LOAD_TIMEOUT_MS, PYODIDE_VERSION, expect_service_worker, guarded_page, run, set_code
+from test_offline import wait_ready, wait_until_cached
+
+pytestmark = pytest.mark.browser
+
+LISTBOX = ".cm-tooltip-autocomplete [role=listbox]"
+INTERACTION_DELAY_MS = 75  # CodeMirror ignores keys that choose or accept this soon after the list opens
+JEDI_WHEELS = re.compile(r"/(jedi|parso)-[^/]*\.whl$")
+
+
+def type_in(page, cell: str, code: str, text: str) -> None:
+    """Put ``code`` in ``cell``'s editor, the caret at its end, then type ``text`` with the keyboard."""
+    set_code(page, cell, code)
+    page.locator(f"{cell} .cm-content").focus()
+    page.keyboard.press("Control+End")
+    page.keyboard.type(text)
+
+
+def labels(page) -> list[str]:
+    return page.locator(f"{LISTBOX} [role=option] .cm-completionLabel").all_inner_texts()
+
+
+def open_listbox(page):
+    listbox = page.locator(LISTBOX)
+    expect(listbox).to_be_visible(timeout=LOAD_TIMEOUT_MS)  # the first one loads Jedi
+    page.wait_for_timeout(2 * INTERACTION_DELAY_MS)  # a learner's Enter this soon would be a new line
+    return listbox
+
+
+@pytest.fixture(scope="module")
+def lesson(browser, site_server):
+    requests: list[str] = []
+    with guarded_page(browser, site_server + LESSON, requests=requests, accept_downloads=True) as (page, _problems):
+        wait_ready(page)
+        page.requests = requests
+        yield page
+
+
+def test_jedi_loads_with_the_first_completion_not_at_boot_nor_for_a_run(lesson):
+    run(lesson, "#cell-1")
+    expect(lesson.locator("#cell-1")).to_have_attribute("data-status", "ok")
+    assert not [url for url in lesson.requests if JEDI_WHEELS.search(url)], "Jedi was fetched before anyone asked"
+    type_in(lesson, "#cell-2", "", "posenc.sinu")
+    open_listbox(lesson)
+    assert labels(lesson) == ["sinusoidal"]
+    fetched = sorted(JEDI_WHEELS.search(url)[1] for url in lesson.requests if JEDI_WHEELS.search(url))
+    assert fetched == ["jedi", "parso"]  # once each
+    lesson.keyboard.press("Escape")
+
+
+def test_attributes_and_live_names_complete_and_enter_accepts(lesson):
+    run(lesson, "#cell-1")  # defines vocab, encode, ... in the page's namespace
+    type_in(lesson, "#cell-2", "", "enc")
+    open_listbox(lesson)
+    assert "encode" in labels(lesson)  # a function an earlier run defined
+    type_in(lesson, "#cell-2", "pe = posenc.sinusoidal(4, 8)\n", "np.zeros_l")
+    open_listbox(lesson)
+    assert labels(lesson) == ["zeros_like"]
+    lesson.keyboard.press("Enter")
+    expect(lesson.locator("#cell-2 .cm-content")).to_contain_text("np.zeros_like")
+    run(lesson, "#cell-2", "pe = posenc.sinusoidal(4, 8)")
+    type_in(lesson, "#cell-2", "pe = posenc.sinusoidal(4, 8)\n", "pe.resh")
+    open_listbox(lesson)
+    assert labels(lesson) == ["reshape"]  # pe is a live ndarray
+    lesson.keyboard.press("Escape")
+    expect(lesson.locator(LISTBOX)).to_have_count(0)
+
+
+def test_keyword_arguments_come_first_with_signature_and_docstring_line(lesson):
+    type_in(lesson, "#cell-2", "", "posenc.sinusoidal(8, ")
+    lesson.keyboard.press("Control+Space")
+    open_listbox(lesson)
+    assert labels(lesson)[:2] == ["base=", "d_model="]
+    first = lesson.locator(f"{LISTBOX} [role=option]").first
+    expect(first.locator(".cm-completionDetail")).to_contain_text("sinusoidal(positions")
+    expect(lesson.locator(".cm-completionInfo")).to_have_text(
+        "Sinusoidal positional encoding, sin/cos interleaved as in the paper."
+    )
+
+
+def test_the_listbox_is_an_aria_combobox_the_keyboard_drives(lesson):
+    type_in(lesson, "#cell-2", "import posenc\n", "posenc.rope")  # Jedi reads the import: no run needed
+    listbox = open_listbox(lesson)
+    editor = lesson.locator("#cell-2 .cm-content")
+    expect(editor).to_have_attribute("aria-autocomplete", "list")
+    listbox_id = listbox.get_attribute("id")
+    expect(editor).to_have_attribute("aria-controls", listbox_id)
+    options = listbox.locator("[role=option]")
+    assert options.count() >= 2, labels(lesson)
+    expect(editor).to_have_attribute("aria-activedescendant", options.nth(0).get_attribute("id"))
+    expect(options.nth(0)).to_have_attribute("aria-selected", "true")
+    lesson.keyboard.press("ArrowDown")
+    expect(options.nth(1)).to_have_attribute("aria-selected", "true")
+    expect(editor).to_have_attribute("aria-activedescendant", options.nth(1).get_attribute("id"))
+    chosen = labels(lesson)[1]
+    lesson.keyboard.press("Enter")
+    expect(listbox).to_have_count(0)
+    expect(editor).to_have_text(f"import posenc\nposenc.{chosen}", use_inner_text=True)
+
+
+def test_a_completion_asked_while_a_cell_runs_is_dropped_and_the_editor_takes_keys(lesson):
+    run(lesson, "#cell-1", "import time\ntime.sleep(4)", wait=False)
+    expect(lesson.locator("#cell-1")).to_have_attribute("data-state", "running", timeout=LOAD_TIMEOUT_MS)
+    type_in(lesson, "#cell-2", "", "posenc.si")
+    lesson.keyboard.press("Control+Space")
+    expect(lesson.locator("#cell-2 .cm-content")).to_have_text("posenc.si")  # typed while Python is busy
+    expect(lesson.locator("#cell-1")).to_have_attribute("data-state", "running")
+    expect(lesson.locator("#cell-1")).to_have_attribute("data-status", "ok", timeout=LOAD_TIMEOUT_MS)
+    expect(lesson.locator(LISTBOX)).to_have_count(0)  # the dropped request does not come back later
+    lesson.keyboard.press("Control+Space")  # Python is free: asking again answers
+    open_listbox(lesson)
+    assert labels(lesson) == ["sinusoidal"]
+    lesson.keyboard.press("Escape")
+
+
+def test_completion_works_offline_once_used(browser, site_server):
+    with guarded_page(browser, site_server + LESSON) as (page, problems):
+        wait_ready(page)
+        expect_service_worker(page, re.compile(r"/course-sw\.js\?"))
+        type_in(page, "#cell-2", "import posenc\n", "posenc.sinu")
+        open_listbox(page)
+        cache = f"course-pyodide-{PYODIDE_VERSION}"
+        wait_until_cached(page, lambda kept: sum(bool(JEDI_WHEELS.search(p)) for p in kept.get(cache, [])) == 2)
+        page.reload()  # now under the service worker, which keeps the runner's files
+        wait_ready(page)
+        wait_until_cached(page, lambda kept: any(p.endswith("/py/completion.py") for v in kept.values() for p in v))
+        page.context.set_offline(True)
+        page.reload()
+        wait_ready(page)
+        type_in(page, "#cell-2", "import posenc\n", "posenc.sinu")
+        open_listbox(page)
+        assert labels(page) == ["sinusoidal"]
+        page.context.set_offline(False)
+        assert not problems
+
+
+def test_the_lesson_offers_its_notebook_for_download(lesson):
+    link = lesson.get_by_role("link", name="Download as notebook (.ipynb)", exact=True)
+    link.focus()
+    with lesson.expect_download() as download:
+        lesson.keyboard.press("Enter")
+    assert download.value.suggested_filename == "32-positional-encoding.ipynb"
+    assert '"nbformat": 4' in Path(download.value.path()).read_text()
