@@ -1,5 +1,15 @@
 // A few DOM calls, recorded: the stand-in for a browser's document that the tests of the page's
 // modules give them in Node (elements found by the selectors a test names, text as text nodes).
+import { readFile } from "node:fs/promises";
+
+/* fetch for file: URLs too, as a page's server answers them: dom_names.js fetches dom.json beside it. */
+const networkFetch = globalThis.fetch;
+globalThis.fetch = async (url, init) => {
+  const target = new URL(url instanceof Request ? url.url : url);
+  if (target.protocol !== "file:") return networkFetch(url, init);
+  return new Response(await readFile(target), { headers: { "Content-Type": "application/json" } });
+};
+
 
 export class FakeNode {
   constructor(name, text = null) {

@@ -118,7 +118,7 @@ test("the results and errors are named as Python's cell_exec emits them, the oth
     INTERRUPT_BUFFER: "interrupt-buffer", RUN: "run", CANCEL: "cancel", PREFETCH: "prefetch", SNAPSHOT: "snapshot",
     SETTINGS: "settings", PROGRESS: "progress", READY: "ready", INIT_ERROR: "init-error", STARTED: "started",
     STREAM: "stream", RESULT: "result", ERROR: "error", FIGURE: "figure", CAPPED: "capped", DROPPED: "dropped",
-    DONE: "done", FATAL: "fatal", HEARTBEAT: "heartbeat",
+    DONE: "done", FATAL: "fatal", HEARTBEAT: "heartbeat", COMPLETE: "complete", COMPLETIONS: "completions",
   });
 });
 

@@ -36,6 +36,14 @@ class FakeFile {
   modes = []; // the mode of each handle opened
   open = 0; // handles not closed
   failure = null; // an error that opening a handle throws (another tab holds it)
+  fileReadFailure = null; // an error that reading it as a File throws
+
+  /* The file as a File (read where no sync access handle can be had). */
+  async getFile() {
+    if (this.fileReadFailure) throw this.fileReadFailure;
+    const bytes = this.bytes.slice();
+    return { arrayBuffer: async () => bytes.buffer };
+  }
 
   async createSyncAccessHandle(options = {}) {
     if (this.failure) throw this.failure;
@@ -426,18 +434,21 @@ test("a record of JSON null is refused", async () => {
   assert.deepEqual([answer.file, answer.drop], [undefined, true]);
 });
 
-test("the kept file is read through a read-only handle, closed after", async () => {
+test("the kept file is read through a sync handle opened without Chromium's read-only mode, closed after", async () => {
   const file = await kept();
   await snapshot.readKeptFile();
-  assert.deepEqual(file.modes.slice(-1), ["read-only"]);
+  assert.deepEqual(file.modes.slice(-1), ["readwrite"]);
   assert.equal(file.open, 0);
 });
 
-test("a file that cannot be read (another tab writes it) is left alone", async () => {
+test("a file whose sync handle is held (another tab) is read as a File; one that cannot be read is left alone", async () => {
   const file = await kept();
   file.failure = new DOMException("locked", "NoModificationAllowedError");
+  const answer = await snapshot.readKeptFile();
+  assert.ok(answer.file?.bytes?.length > 0, "read as a File");
+  file.fileReadFailure = new DOMException("locked", "NoModificationAllowedError");
   assert.deepEqual(await restore(), { reason: "snapshot storage unavailable: NoModificationAllowedError" });
-  file.failure = null;
+  file.failure = file.fileReadFailure = null;
   file.readFailure = new DOMException("gone", "InvalidStateError");
   assert.deepEqual(await restore(), { reason: "snapshot storage unavailable: InvalidStateError" });
   assert.equal(file.open, 0, "closed all the same");

@@ -81,6 +81,8 @@ def lesson_notebook(source: Source, blocks: LessonBlocks) -> nbformat.NotebookNo
             cells.append(_code_cell(pending, counter))
         elif blocks.blocks[number].lang == QUIZ:
             cells.append(v4.new_markdown_cell(_quiz_markdown(parse_quiz(blocks.blocks[number]))))
+    for number, cell in enumerate(cells, start=1):
+        cell["id"] = f"cell-{number}"  # nbformat's are random: the same lesson builds the same file
     notebook = v4.new_notebook(cells=cells, metadata=dict(KERNEL))
     nbformat.validate(notebook)
     return notebook

@@ -241,6 +241,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         messages = list(dict.fromkeys([*self.error_log.messages, str(error) or type(error).__name__]))
         if self.files is not None:
             self.files.copy_static_files(dirty=False)
+        self.notebooks.publish(self.site_dir)
         if self.shipped is not None and self.worker_settings is not None:
             site_assets.publish(self.shipped, self.worker_settings, self.site_dir)
         write_error_pages(self.site_dir, self.page_paths, messages)
