@@ -147,7 +147,8 @@ def test_keyboard_only_journey_through_a_lesson(browser, site_server):
         back_to_the_editor(page, cell_id)
         page.keyboard.press("Control+a")
         page.keyboard.type("while True: pass")
-        page.keyboard.press("Escape")
+        page.keyboard.press("Escape")  # closes the completions offered while typing (or those on their way)
+        page.keyboard.press("Escape")  # then Escape, Tab leaves the editor, as the hint says
         press_button(page, cell_id, "Run")
         expect(page.locator(cell)).to_have_attribute("data-state", "running", timeout=LOAD_TIMEOUT_MS)
         press_button(page, cell_id, "Stop")
@@ -179,7 +180,9 @@ def test_copy_and_clear_by_keyboard(browser, site_server):
         cell = f"#{cell_id}"
         page.keyboard.press("Escape")
         press_button(page, cell_id, "Copy")
-        assert page.evaluate("() => navigator.clipboard.readText()") == get_code(page, cell)
+        setup = page.locator(cell).get_attribute("data-setup")  # Copy gives the setup with the code
+        copied = page.evaluate("() => navigator.clipboard.readText()")
+        assert copied == (f"{setup.rstrip(chr(10))}\n{get_code(page, cell)}" if setup.strip() else get_code(page, cell))
         expect(page.locator(f"{cell} .course-out")).not_to_have_count(0)  # the output from the build
         press_button(page, cell_id, "Clear")
         expect(page.locator(f"{cell} .course-out")).to_have_count(0)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import matplotlib
 import nbformat
+import numpy as np
 import pytest
 
 from course_site.notebook import LINK_TEXT
@@ -38,7 +39,8 @@ def notebook_of(page: Path) -> nbformat.NotebookNode:
 
 def run_cell(source: str, namespace: dict, name: str) -> str:
     printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
+    # The lessons set numpy's print options: they are put back after each cell, for the tests that follow.
+    with contextlib.redirect_stdout(printed), np.printoptions():
         exec(compile(source, name, "exec"), namespace)
     return printed.getvalue()
 
