@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 sys.path.insert(0, str(Path(__file__).parents[1]))
 from conftest import ROOT
 from playwright.sync_api import expect
-from runner_fixture import LOAD_TIMEOUT_MS, SETTINGS_FILE, expect_service_worker, get_code, run, set_code
+from runner_fixture import LOAD_TIMEOUT_MS, SETTINGS_FILE, expect_service_worker, get_code, run, set_code, wait_ready
 
 pytestmark = pytest.mark.browser
 
@@ -185,10 +185,6 @@ def open_lesson(context, url: str, page=None):
     page = page or (context.pages[0] if context.pages else context.new_page())
     page.goto(url + LESSON_PAGE)
     return page
-
-
-def wait_ready(page) -> None:
-    expect(page.locator("#cell-1 .course-cell__status")).to_have_text("Python is ready", timeout=LOAD_TIMEOUT_MS)
 
 
 def expect_build(page, version: str, builds: dict[str, Path]) -> None:

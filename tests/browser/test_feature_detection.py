@@ -24,7 +24,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from playwright.sync_api import expect
-from runner_fixture import LESSON, LOAD_TIMEOUT_MS, guarded_page, run
+from runner_fixture import LESSON, LOAD_TIMEOUT_MS, guarded_page, run, wait_ready
 
 pytestmark = pytest.mark.browser
 
@@ -37,10 +37,6 @@ ServiceWorkerContainer.prototype.register = function (url, options = {}) {
 """
 NO_SHARED_ARRAY_BUFFER = "delete globalThis.SharedArrayBuffer;"
 NOT_REGISTERED = "course: service worker not registered"
-
-
-def wait_ready(page) -> None:
-    expect(page.locator("#cell-1 .course-cell__status")).to_have_text("Python is ready", timeout=LOAD_TIMEOUT_MS)
 
 
 def test_without_module_service_workers_the_lesson_runs_online(browser, site_server):

@@ -16,7 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from playwright.sync_api import expect
-from runner_fixture import LESSON, LESSONS, LOAD_TIMEOUT_MS, expect_service_worker, guarded_page, run
+from runner_fixture import LESSON, LESSONS, LOAD_TIMEOUT_MS, expect_service_worker, guarded_page, run, wait_ready
 
 pytestmark = pytest.mark.browser
 
@@ -28,10 +28,6 @@ STOPPABLE = {
 
 
 BROKEN_IMAGES = "[...document.images].filter((img) => img.complete && !img.naturalWidth).map((img) => img.src)"
-
-
-def wait_ready(page) -> None:
-    expect(page.locator("#cell-1 .course-cell__status")).to_have_text("Python is ready", timeout=LOAD_TIMEOUT_MS)
 
 
 @pytest.fixture(scope="module")

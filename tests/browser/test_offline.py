@@ -13,7 +13,15 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from playwright.sync_api import expect
-from runner_fixture import LESSON, LOAD_TIMEOUT_MS, PYODIDE_VERSION, expect_service_worker, guarded_page, run
+from runner_fixture import (
+    LESSON,
+    LOAD_TIMEOUT_MS,
+    PYODIDE_VERSION,
+    expect_service_worker,
+    guarded_page,
+    run,
+    wait_ready,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -71,10 +79,6 @@ def wait_until_cached(page, condition, timeout_s: float = LOAD_TIMEOUT_MS / 1000
             page.evaluate(NEXT_CHANGE, [seen, left_ms])
     finally:
         devtools.detach()
-
-
-def wait_ready(page) -> None:
-    expect(page.locator("#cell-1 .course-cell__status")).to_have_text("Python is ready", timeout=LOAD_TIMEOUT_MS)
 
 
 def record_responses(page) -> list[tuple[str, bool]]:

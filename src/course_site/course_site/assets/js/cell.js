@@ -208,18 +208,13 @@ export class Cell {
   editedElsewhere(code) {
     this.showEarlierEdit();
     if (code === this.code) return;
-    this.draft = code;
-    if (this.view) {
-      // Not saved again: an echo would reach the other tab after its next keys and undo them.
-      this.fromOtherTab = true;
-      const doc = this.view.state.doc;
-      try {
-        this.view.dispatch({ changes: { from: 0, to: doc.length, insert: code }, annotations: this.cm.isolateHistory.of("full") });
-      } finally {
-        this.fromOtherTab = false;
-      }
+    // Not saved again: an echo would reach the other tab after its next keys and undo them.
+    this.fromOtherTab = true;
+    try {
+      this.setEditorCode(code);
+    } finally {
+      this.fromOtherTab = false;
     }
-    this.showEdited();
   }
 
   /** Build-time output as live output looks: terminal sequences rendered, not printed raw. */
@@ -297,7 +292,7 @@ export class Cell {
             "aria-describedby": this.hintId,
           }),
           EditorView.updateListener.of((update) => {
-            if (update.docChanged && !this.fromOtherTab) this.remember(update.state.doc.toString());
+            if (update.docChanged) this.remember(update.state.doc.toString());
           }),
         ],
       }),
@@ -312,8 +307,11 @@ export class Cell {
   /** Keep `code` as the learner's edit (or forget the edit: it is the lesson's code again). */
   remember(code) {
     this.draft = code;
-    if (code === this.original) this.edits.forget();
-    else this.edits.save(code);
+    if (!this.fromOtherTab) {
+      // (another tab's code is stored already)
+      if (code === this.original) this.edits.forget();
+      else this.edits.save(code);
+    }
     this.showEdited();
   }
 
