@@ -41,9 +41,13 @@ def labels(page) -> list[str]:
 
 
 def open_listbox(page):
+    """The open listbox, once CodeMirror takes keys for it: it leaves keys that come within its interaction
+    delay of the list's opening to the editor (a learner's Enter this soon would be a new line)."""
     listbox = page.locator(LISTBOX)
     expect(listbox).to_be_visible(timeout=LOAD_TIMEOUT_MS)  # the first one loads Jedi
-    page.wait_for_timeout(2 * INTERACTION_DELAY_MS)  # a learner's Enter this soon would be a new line
+    # Seen now, so opened at or before now: the delay has passed once now + delay has.
+    seen = listbox.evaluate("(list) => (list.dataset.seenAt ??= String(performance.now()))")
+    page.wait_for_function("(at) => performance.now() > at", arg=float(seen) + INTERACTION_DELAY_MS)
     return listbox
 
 
@@ -116,6 +120,17 @@ def test_the_listbox_is_an_aria_combobox_the_keyboard_drives(lesson):
     lesson.keyboard.press("Enter")
     expect(listbox).to_have_count(0)
     expect(editor).to_have_text(f"import posenc\nposenc.{chosen}", use_inner_text=True)
+
+
+def test_escape_closes_the_completions_and_then_tab_leaves_the_editor(lesson):
+    """The cell's hint, "Escape, then Tab", holds with completions open: one Escape closes them."""
+    type_in(lesson, "#cell-2", "import posenc\n", "posenc.sinu")
+    open_listbox(lesson)
+    lesson.keyboard.press("Escape")
+    expect(lesson.locator(LISTBOX)).to_have_count(0)
+    lesson.keyboard.press("Tab")
+    expect(lesson.locator("#cell-2 .course-cell__button--run")).to_be_focused()
+    expect(lesson.locator("#cell-2 .cm-content")).to_have_text("import posenc\nposenc.sinu", use_inner_text=True)
 
 
 def test_a_completion_asked_while_a_cell_runs_is_dropped_and_the_editor_takes_keys(lesson):

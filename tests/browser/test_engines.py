@@ -111,7 +111,7 @@ def test_with_the_server_gone_a_reload_loads_the_lesson_and_a_cell_runs(tab, eng
     url, gone = server_that_goes(built_site)
     steps.open_lesson(tab, url + LESSON)
     steps.ready_for_offline(tab)
-    steps.stop_keeps_the_namespace_under_isolation(tab, engine.name)  # the service worker controls the page now
+    steps.stop_keeps_the_namespace_under_isolation(tab)  # the service worker controls the page now
     gone()
     steps.offline_cell_runs(tab)
 

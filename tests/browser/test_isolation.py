@@ -17,14 +17,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from playwright.sync_api import expect
 from runner_fixture import LESSON, LESSONS, LOAD_TIMEOUT_MS, expect_service_worker, guarded_page, run, wait_ready
+from steps import STOPPABLE
 
 pytestmark = pytest.mark.browser
-
-STOPPABLE = {
-    "a time.sleep loop": "import time\nwhile True:\n    time.sleep(0.01)",
-    "a long numpy computation": "import numpy as np\nm = np.eye(200) * 0.5\nwhile True:\n    m = m @ m + np.eye(200)",
-    "a flood of output": "while True:\n    print('flood ' * 20)",
-}
 
 
 BROKEN_IMAGES = "[...document.images].filter((img) => img.complete && !img.naturalWidth).map((img) => img.src)"

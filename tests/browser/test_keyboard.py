@@ -147,8 +147,7 @@ def test_keyboard_only_journey_through_a_lesson(browser, site_server):
         back_to_the_editor(page, cell_id)
         page.keyboard.press("Control+a")
         page.keyboard.type("while True: pass")
-        page.keyboard.press("Escape")  # closes the completions offered while typing (or those on their way)
-        page.keyboard.press("Escape")  # then Escape, Tab leaves the editor, as the hint says
+        page.keyboard.press("Escape")  # closes any completions offered while typing; Tab then leaves the editor
         press_button(page, cell_id, "Run")
         expect(page.locator(cell)).to_have_attribute("data-state", "running", timeout=LOAD_TIMEOUT_MS)
         press_button(page, cell_id, "Stop")

@@ -80,5 +80,18 @@ function option({ label, type, detail, info, boost }) {
 
 /** The editor extension: autocompletion from the worker, with CodeMirror's keymap. */
 export function completion(cm, cell) {
-  return cm.autocompletion({ override: [source(cm, cell)], maxRenderedOptions: 100, icons: true });
+  return [cm.autocompletion({ override: [source(cm, cell)], maxRenderedOptions: 100, icons: true }), escapeThenTab(cm)];
+}
+
+/* "Escape, then Tab" leaves the editor (CodeMirror lets Tab move focus for 2 s after an Escape), also when
+ * that Escape closed the completions: their keymap takes the key before CodeMirror's own Escape watch sees
+ * it.  Runs first and leaves the key to the keymap (returns false). */
+function escapeThenTab(cm) {
+  const TAB_LEAVES_FOR_MS = 2000; // as CodeMirror's own Escape
+  return cm.Prec.highest(cm.EditorView.domEventHandlers({
+    keydown(event, view) {
+      if (event.key === "Escape") view.setTabFocusMode(TAB_LEAVES_FOR_MS);
+      return false;
+    },
+  }));
 }
