@@ -180,7 +180,7 @@ def prepare(
     bytecode = None
     if precompile_for is not None and base_url is None:
         lock = manifest.with_name(pyodide_assets.LOCK_NAME)
-        bytecode = derived_bytecode.derive(assets, lock, precompile_for, list(preload), cache_dir)
+        bytecode = derived_bytecode.derive(assets, lock, precompile_for, list(preload), cache_dir, package.source)
     return ShippedPython(version, assets, manifest, wheel, package, base_url, import_packages, bytecode)
 
 
