@@ -26,7 +26,8 @@ print(difflib.__file__, unittest.mock.__file__, json.__file__)
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory, build_cache: Path) -> Path:
     test_build.CACHE = build_cache
-    made = make_project(tmp_path_factory.mktemp("rest"), f"# Lesson\n\n{IMPORTS}", precompile_stdlib=True, preload=["numpy"])
+    lesson = f"# Lesson\n\n{IMPORTS}"
+    made = make_project(tmp_path_factory.mktemp("rest"), lesson, precompile_stdlib=True, preload=["numpy"])
     done = build(made)
     assert done.returncode == 0, done.stderr
     return made
