@@ -41,6 +41,9 @@ WORKER_PYTHON = Path(__file__).parent / "assets" / "py"
 # Not in the stdlib zip, or not imported before a first output (matplotlib: a figure's cell
 # loads it; jedi: the editor's first request for completions).
 FOREIGN_MODULES = {"js", "pyodide", "_course_host", "__main__", "jedi", "matplotlib"}
+# numpy's submodules that `import numpy` leaves to first use (numpy 2 loads them lazily) and that a
+# lesson's first cells use (numpy.random imports the stdlib's secrets and hmac): in the boot too.
+LAZY_SUBMODULES = ["numpy.random", "numpy.linalg"]
 
 
 class DerivedError(RuntimeError):
@@ -117,7 +120,8 @@ def derive(
     packages = [name for name in packages if name in official]
     preloaded = [name for name in preloaded if name in official]
     extra = package_modules(course_package) if course_package else []
-    modules = sorted({*worker_modules(), *extra})
+    lazy = [name for name in LAZY_SUBMODULES if name.split(".")[0] in preloaded]
+    modules = sorted({*worker_modules(), *extra, *lazy})
     by_name = {asset.name: asset for asset in assets}
     key = hashlib.sha256()
     inputs = [SCRIPT.read_bytes(), lock.read_bytes(), *sorted(a.sha256 for a in assets), *packages, "|", *preloaded]
