@@ -70,3 +70,20 @@ def test_an_import_whose_stdlib_cannot_be_downloaded_names_the_module(browser, s
         page.context.unroute(OFFICIAL)
         expect_imports(page)
         assert not problems
+
+
+# Data Saver on, as Chromium reports it to the page (the setting itself has no switch in headless mode).
+SAVE_DATA = "Object.defineProperty(Navigator.prototype, 'connection', {get: () => ({saveData: true})});"
+
+
+def test_with_data_saver_python_is_downloaded_at_the_first_run(browser, site_server):
+    requests: list[str] = []
+    with guarded_page(browser, site_server + LESSON, requests=requests, init_script=SAVE_DATA) as (page, problems):
+        page.wait_for_load_state("networkidle")
+        expect(page.locator("#cell-1 .course-cell__button--run")).to_be_visible()
+        python = re.compile(r"/pyodide/|/worker-settings\.json|/js/worker/")
+        assert not [url for url in requests if python.search(url)], "nothing of Python before a Run"
+        output = run(page, "#cell-1")
+        expect(output.locator(".course-out--stdout")).to_contain_text("without positions:")
+        assert [url for url in requests if url.endswith("/pyodide.asm.wasm")]
+        assert not problems
