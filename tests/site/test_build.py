@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import json
 import os
@@ -251,6 +252,31 @@ def test_site_serves_a_boot_stdlib_beside_the_official_one(good_project: Path):
     # Made once per set of inputs: the (session's shared) build cache holds it.
     cached = [path for path in (CACHE / "derived").iterdir() if path.read_bytes() == derived.read_bytes()]
     assert len(cached) == 1
+
+
+def test_the_download_note_counts_what_a_first_visit_fetches_as_served(good_project: Path):
+    """The note's size: the files the worker fetches before a first output, gzipped where GitHub Pages gzips."""
+    site = good_project / "site"
+    settings = json.loads((site / SETTINGS).read_text())
+    lock = json.loads((ROOT / "pyodide_assets/pyodide-lock.json").read_text())
+    index, course = site / PYODIDE_INDEX, site / "assets/course"
+    runner = course / settings["runner_folder"]
+    files = [index / name for name in ("pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm")]
+    files += [index / lock["packages"]["numpy"]["file_name"], *(course / "wheels").rglob("*.whl")]
+    files += [(course / settings[key]["url"]).resolve() for key in ("stdlib", "package_bytecode")]
+    files += [runner / "js/protocol.js", *sorted((runner / "js/worker").glob("*.js"))]
+    files += [
+        runner / "py" / name for name in ("cell_exec.py", "exercise_check.py", "stdlib_finder.py", "worker_bridge.py")
+    ]
+    served = sum(
+        len(gzip.compress(path.read_bytes(), compresslevel=6))
+        if path.suffix in (".js", ".py", ".wasm")
+        else path.stat().st_size
+        for path in files
+    )
+    note = f"Python runs in your browser (Pyodide): about {served / 1e6:.1f} MB, downloaded as this page opens"
+    assert note in lesson_html(good_project)
+    assert "with Data Saver on, at your first Run" in lesson_html(good_project)
 
 
 def test_site_serves_the_preloaded_packages_bytecode(good_project: Path):

@@ -4,7 +4,7 @@ Layout under the site folder::
 
     course-sw.js                 the service worker: offline use, the site's pages revalidated
     pyodide/v<version>/          verified Pyodide core files and wheels, matplotlib's font list,
-                                 the derived bytecode: python_stdlib-pyc-<hash>.zip (the pre-compiled
+                                 the derived bytecode: python_stdlib-pyc-<hash>.zip (the boot
                                  stdlib), site-packages-pyc-<hash>.zip (the preloaded packages')
     assets/course/runner-<hash>/js|css|vendor|py|fonts/   the cell runner, in a folder named by its
                                  content, so that a page only ever loads its own build's runner
