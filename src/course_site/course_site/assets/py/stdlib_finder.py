@@ -69,9 +69,12 @@ class OfficialStdlibFinder:
     def needs(self, names: Any) -> bool:
         """Whether importing any of ``names`` (dotted) would fetch the official zip now."""
         archive = boot_stdlib()
+
+        def in_boot(name: str) -> bool:
+            return archive is not None and _importer(archive, name).find_spec(name) is not None
+
         return not self.ready and any(
-            name in self.modules and name not in sys.modules and _importer(archive, name).find_spec(name) is None
-            for name in names
+            name in self.modules and name not in sys.modules and not in_boot(name) for name in names
         )
 
 
