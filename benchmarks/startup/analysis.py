@@ -37,6 +37,39 @@ def classify(path: str, info: SiteInfo, needed_wheels: set[str], needs_fonts: bo
     return ("page / theme", False)
 
 
+RUNTIME_CATEGORIES = ("Pyodide core", "lock", "matplotlib font list")
+WORKER_PATHS = ("/js/worker/", "/py/", "/js/protocol.js", "bare_worker.js")
+"""What the Python worker fetches beyond Pyodide's files: its scripts, its Python and its settings."""
+
+
+def is_runtime(path: str, category: str) -> bool:
+    """Whether the Python worker fetched ``path`` (Pyodide's files, derived files, wheels, lock, its own files)."""
+    settings = any(path.endswith(f"/{name}") for name in layout.WORKER_SETTINGS)
+    return (
+        category.startswith("wheel ")
+        or category in RUNTIME_CATEGORIES
+        or settings
+        or any(part in path for part in WORKER_PATHS)
+    )
+
+
+def runtime_bytes(table: dict | None, before_ms: float | None) -> dict | None:
+    """The Python runtime's bytes on the wire in a (g) table, by file, counting what started before ``before_ms``
+    (the first output; None: all), and the page's own bytes over the same time."""
+    if not table:
+        return None
+    files: dict[str, int] = {}
+    page = 0
+    for row in table["files"]:
+        counted = [t for t in row["at_ms"] if before_ms is None or t <= before_ms]
+        share = row["bytes"] * len(counted) / len(row["at_ms"]) if row["at_ms"] else 0
+        if is_runtime(row["path"], row["category"]):
+            files[row["path"]] = round(share)
+        else:
+            page += round(share)
+    return {"total": sum(files.values()), "files": files, "page": page}
+
+
 def byte_table(run: Run, info: SiteInfo, needed: set[str], needs_fonts: bool) -> dict:
     """(g): what the server sent in one run, by file, largest first, with what is not needed flagged."""
     rows: dict[str, dict] = {}
@@ -79,6 +112,7 @@ def byte_table(run: Run, info: SiteInfo, needed: set[str], needs_fonts: bool) ->
         )
     table.sort(key=lambda r: -r["bytes"])
     return {
+        "output_ms": run.mark("output") or run.mark("received: numpy imported"),
         "files": table,
         "total_bytes": sum(r["bytes"] for r in table),
         "requests": sum(r["requests"] for r in table),

@@ -32,6 +32,10 @@ WORKER_PROBE_PY = Path(__file__).with_name("worker_probe.py").read_text()
 STATE = layout.CELL_MARKUP["stateAttribute"]
 THROTTLED = {"offline": False, "latency": 40, "downloadThroughput": 20e6 / 8, "uploadThroughput": 20e6 / 8}
 """``--net throttled``: DevTools' network emulation, 20 Mbit/s each way and 40 ms RTT (it reaches the worker)."""
+MOBILE = {"offline": False, "latency": 150, "downloadThroughput": 1.6e6 / 8, "uploadThroughput": 0.75e6 / 8}
+"""``--net mobile``: a slow mobile link, 1.6 Mbit/s down, 0.75 Mbit/s up, 150 ms RTT (DevTools' "Slow 4G")."""
+NETWORKS = {"loopback": None, "throttled": THROTTLED, "mobile": MOBILE}
+"""``--net``'s profiles: DevTools' network conditions, or None for none."""
 SNAPSHOT_KEPT = """async () => {
     try {
         const root = await navigator.storage.getDirectory();
@@ -117,11 +121,11 @@ class Driver:
         server: SiteServer,
         info: SiteInfo,
         read_s: float,
-        throttled: bool = False,
+        network: dict | None = None,
         settle_s: float = 0.0,
     ) -> None:
         self.browser_type = browser_type
-        self.throttled = throttled
+        self.network = network  # NETWORKS' conditions, or None
         self.chromium = chromium
         self.server = server
         self.info = info
@@ -150,8 +154,8 @@ class Driver:
 
     def watch_page(self, page, kind: str) -> None:
         """Record the page's uncaught errors and console errors; throttle its network if asked."""
-        if self.throttled:
-            page.context.new_cdp_session(page).send("Network.emulateNetworkConditions", THROTTLED)
+        if self.network:
+            page.context.new_cdp_session(page).send("Network.emulateNetworkConditions", self.network)
         page.on("pageerror", lambda error: self.page_errors.append(f"{kind}: {error}"))
         page.on("console", lambda msg: msg.type == "error" and self.page_errors.append(f"{kind}: console: {msg.text}"))
 

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from . import __doc__ as PACKAGE_DOC
-from .browser import Driver, Run, find_chromium
+from .browser import NETWORKS, Driver, Run, find_chromium
 from .built_site import BENCHMARKS, ROOT, SITE_DIR, SiteInfo, ensure_site, install_bare_page
 from .report import analyse, json_default, raw_data, round_line, runs_from_json
 from .scenarios import GROUPS, READ_SECONDS, measure_diagnostics, measure_rounds
@@ -39,9 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--gzip", action="store_true", help="gzip text and wasm like GitHub Pages")
     parser.add_argument(
         "--net",
-        choices=["loopback", "throttled"],
+        choices=list(NETWORKS),
         default="loopback",
-        help="throttled: 20 Mbit/s, 40 ms RTT (DevTools emulation), served gzipped",
+        help="throttled: 20 Mbit/s, 40 ms RTT; mobile: 1.6 Mbit/s down, 0.75 up, 150 ms RTT "
+        "(DevTools emulation; both served gzipped)",
     )
     parser.add_argument("--site", type=Path, help="use this built site as it is (no build)")
     parser.add_argument("--rebuild", action="store_true", help="build the site even if it looks up to date")
@@ -93,7 +94,7 @@ def measure(args: argparse.Namespace) -> int:
     install_bare_page(site)
     info = SiteInfo.read(site)
     chromium = find_chromium()
-    args.gzip = args.gzip or args.net == "throttled"
+    args.gzip = args.gzip or args.net != "loopback"
     load = os.getloadavg()[0]
     print(
         f"chromium: {chromium}; {os.cpu_count()} CPUs, load {load:.2f}; gzip: {args.gzip}; net: {args.net}; "
@@ -110,7 +111,7 @@ def measure(args: argparse.Namespace) -> int:
             server,
             info,
             args.read_seconds,
-            throttled=args.net == "throttled",
+            network=NETWORKS[args.net],
             settle_s=args.settle_seconds,
         )
         try:

@@ -8,12 +8,12 @@ from __future__ import annotations
 import os
 
 from . import site_layout as layout
-from .analysis import byte_table, where_time_goes
+from .analysis import byte_table, runtime_bytes, where_time_goes
 from .browser import Run
 from .built_site import SiteInfo
 from .figures import fmt_ms, fmt_ratio, fmt_s, median, ratio, verdict
 from .observations import observe
-from .scenarios import goals_for, metrics
+from .scenarios import RUNTIME_BYTES_GOAL, goals_for, metrics
 
 
 def round_line(number: int, runs: dict[str, Run]) -> str:
@@ -41,6 +41,12 @@ def analyse(rounds, diagnostics, info: SiteInfo, leaks, page_errors, args, elaps
     observations = observe(rounds, diagnostics)
     print_figures(len(rounds), judged, goals)
     print_byte_tables(tables, judged["checks"]["g"], sizes)
+    runtime = {key: runtime_bytes(tables[key], tables[key]["output_ms"] if tables[key] else None) for key in "ab"}
+    judged["ratios"]["runtime_bytes_b/a"] = runtime_ratio = (
+        ratio(runtime["b"]["total"], runtime["a"]["total"]) if runtime["a"] and runtime["b"] else None
+    )
+    judged["checks"]["runtime_bytes_b/a"] = None if runtime_ratio is None else runtime_ratio <= RUNTIME_BYTES_GOAL
+    print_runtime_bytes(runtime, runtime_ratio)
     print_where(where)
     print_observations(observations, leaks, page_errors)
     print(f"\n({elapsed / 60:.1f} min, load average now {os.getloadavg()[0]:.2f})")
@@ -57,7 +63,7 @@ def analyse(rounds, diagnostics, info: SiteInfo, leaks, page_errors, args, elaps
         "ratios": judged["ratios"],
         "checks": judged["checks"],
         "samples_ms": judged["series"],
-        "bytes": {**tables, "chromium_sizes_cell_2": sizes},
+        "bytes": {**tables, "chromium_sizes_cell_2": sizes, "runtime_before_first_output": runtime},
         "where": where,
         "observations": observations,
         **raw_data(rounds, diagnostics, leaks, page_errors, elapsed),
@@ -165,6 +171,24 @@ def print_byte_tables(tables: dict[str, dict | None], nothing_unneeded: bool | N
             f"{chromium_total / 1e6:.2f} MB in "
             f"{len(sizes)} files (server: {bytes_d['total_bytes'] / 1e6:.2f} MB in {len(bytes_d['files'])} files)"
         )
+
+
+def print_runtime_bytes(runtime: dict[str, dict | None], runtime_ratio: float | None) -> None:
+    """The Python runtime's bytes on the wire before the first output, (a) and (b) side by side, by file."""
+    print("\n== Python runtime on the wire before the first output (what the Python worker fetches) ==")
+    if not (runtime["a"] and runtime["b"]):
+        print("  no successful run of (a) and (b)")
+        return
+    names = sorted({*runtime["a"]["files"], *runtime["b"]["files"]}, key=lambda n: n.rsplit("/", 1)[-1])
+    print(f"  {'(a) bytes':>12} {'(b) bytes':>12}  file")
+    for name in names:
+        a, b = (runtime[key]["files"].get(name) for key in "ab")
+        print(f"  {a or 0:>12,} {b or 0:>12,}  {name if len(name) <= 70 else '…' + name[-69:]}")
+    a_total, b_total = runtime["a"]["total"], runtime["b"]["total"]
+    print(f"  {a_total:>12,} {b_total:>12,}  total; (b)/(a) = {fmt_ratio(runtime_ratio)}")
+    met = runtime_ratio is not None and runtime_ratio <= RUNTIME_BYTES_GOAL
+    print(f"  goal <= {RUNTIME_BYTES_GOAL}: {verdict(met)}")
+    print(f"  the page's own files over the same time: (a) {runtime['a']['page']:,}, (b) {runtime['b']['page']:,}")
 
 
 def print_where(where: dict[str, list[tuple[str, float]]]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import json
 import os
@@ -224,7 +225,7 @@ def test_worker_settings_name_the_preloaded_wheels_as_the_lock_does(good_project
     assert settings["preload_wheels"] == expected
 
 
-def test_site_serves_a_derived_precompiled_stdlib_beside_the_official_one(good_project: Path):
+def test_site_serves_a_boot_stdlib_beside_the_official_one(good_project: Path):
     site = good_project / "site"
     settings = json.loads((site / SETTINGS).read_text())
     manifest = json.loads((ROOT / "pyodide_assets/manifest.json").read_text())
@@ -236,14 +237,46 @@ def test_site_serves_a_derived_precompiled_stdlib_beside_the_official_one(good_p
     assert settings["stdlib"]["sha256"] == digest and derived.name == f"python_stdlib-pyc-{digest[:16]}.zip"
     assert re.fullmatch(r"[0-9a-f]{64}", settings["pyodide_build_id"])
     with zipfile.ZipFile(official) as source, zipfile.ZipFile(derived) as made:
-        names = set(made.namelist())
-        assert all(made.read(name) == source.read(name) for name in source.namelist())  # every .py as shipped
-        added = names - set(source.namelist())
-        assert {"ast.pyc", "traceback.pyc", "zipfile/__init__.pyc"} <= added
-        assert all(name.endswith(".pyc") and name[:-1] in names for name in added)
+        sources = set(source.namelist())
+        index = json.loads(made.read("course-stdlib-index.json"))
+        compiled = set(made.namelist()) - {"course-stdlib-index.json"}
+        # The boot's modules, as .pyc only: what booting, the worker and `import numpy, posenc` load.
+        assert {"ast.pyc", "traceback.pyc", "zipfile/__init__.pyc", "numbers.pyc", "pickle.pyc"} <= compiled
+        assert all(name.endswith(".pyc") and name[:-1] in sources for name in compiled)
+        # Not what only a figure, Jedi or a learner's import needs: those come from the official zip.
+        assert not {"difflib.pyc", "fractions.pyc", "statistics.pyc", "unittest/mock.pyc"} & compiled
+        assert len(compiled) < len(sources) / 3
+        assert index["official_sha256"] == pinned["python_stdlib.zip"]
+        modules = {name.removesuffix(".py").removesuffix("/__init__") for name in sources if name.endswith(".py")}
+        assert set(index["modules"]) == {name.replace("/", ".") for name in modules}
     # Made once per set of inputs: the (session's shared) build cache holds it.
     cached = [path for path in (CACHE / "derived").iterdir() if path.read_bytes() == derived.read_bytes()]
     assert len(cached) == 1
+
+
+def test_the_download_note_counts_what_a_first_visit_fetches_as_served(good_project: Path):
+    """The note's size: the files the worker fetches before a first output, gzipped where GitHub Pages gzips."""
+    site = good_project / "site"
+    settings = json.loads((site / SETTINGS).read_text())
+    lock = json.loads((ROOT / "pyodide_assets/pyodide-lock.json").read_text())
+    index, course = site / PYODIDE_INDEX, site / "assets/course"
+    runner = course / settings["runner_folder"]
+    files = [index / name for name in ("pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm")]
+    files += [index / lock["packages"]["numpy"]["file_name"], *(course / "wheels").rglob("*.whl")]
+    files += [(course / settings[key]["url"]).resolve() for key in ("stdlib", "package_bytecode")]
+    files += [runner / "js/protocol.js", *sorted((runner / "js/worker").glob("*.js"))]
+    files += [
+        runner / "py" / name for name in ("cell_exec.py", "exercise_check.py", "stdlib_finder.py", "worker_bridge.py")
+    ]
+    served = sum(
+        len(gzip.compress(path.read_bytes(), compresslevel=6))
+        if path.suffix in (".js", ".py", ".wasm")
+        else path.stat().st_size
+        for path in files
+    )
+    note = f"Python runs in your browser (Pyodide): about {served / 1e6:.1f} MB, downloaded as this page opens"
+    assert note in lesson_html(good_project)
+    assert "with Data Saver on, at your first Run" in lesson_html(good_project)
 
 
 def test_site_serves_the_preloaded_packages_bytecode(good_project: Path):

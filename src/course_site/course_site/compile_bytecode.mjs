@@ -1,14 +1,17 @@
-// Two derived zips of bytecode for what booting Python and importing the preloaded packages,
-// numpy and matplotlib load:
-//  - <out.zip>: a copy of Pyodide's python_stdlib.zip with a .pyc beside each such .py (the .py
-//    stay, for tracebacks), entries in the official order with their dates;
+// Two derived zips of bytecode for what booting Python and importing the preloaded packages load:
+//  - <out.zip>: the boot standard library: a .pyc (no .py) of each module of Pyodide's
+//    python_stdlib.zip that booting Python, the worker's own modules (<module> ...) and the
+//    <preloaded,...> packages import, entries in the official order with their dates, and
+//    course-stdlib-index.json: the official zip's sha256 and every module it holds, which the
+//    worker's stdlib_finder.py imports from the official zip on first use;
 //  - <out-packages.zip>: the .pyc of the installed wheels' modules that importing the
 //    <preloaded,...> packages loads, at the paths that sys.pycache_prefix = "/" + PACKAGES_PREFIX
 //    gives them (the worker extracts it there at boot; matplotlib's would be 2.3 MB more).
 // Compiled by Pyodide's own Python, so the magic number and flags match; unchecked-hash .pyc:
 // the bytes depend on the inputs only.  The site build (derived_bytecode.py) runs it on verified files.
 //   node compile_bytecode.mjs <pyodide files dir> <lock file> <out.zip> <out-packages.zip> <packages,...> <preloaded,...> <module> ...
-import { writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
 
@@ -21,7 +24,7 @@ const indexURL = resolve(filesDir) + "/";
 const { loadPyodide } = createRequire(import.meta.url)(indexURL + "pyodide.js");
 
 const COMPILE = `
-import importlib, importlib.util, os, site, sys, zipfile
+import importlib, importlib.util, json, os, site, sys, zipfile
 from importlib._bootstrap_external import _code_to_hash_pyc
 os.environ["MPLBACKEND"] = "agg"
 SITE_PACKAGES = site.getsitepackages()[0] + "/"
@@ -34,15 +37,25 @@ for name in MODULES:
 STDLIB = "/lib/python312.zip/"
 used = {m.__file__[len(STDLIB):] for m in list(sys.modules.values())
         if (getattr(m, "__file__", None) or "").startswith(STDLIB)}
+
+def module_name(path):
+    name = path[: -len(".py")].replace("/", ".")
+    return name.removesuffix(".__init__")
+
+def pyc_entry(info, data):
+    code = compile(data, STDLIB + info.filename, "exec", dont_inherit=True)
+    entry = zipfile.ZipInfo(info.filename + "c", date_time=info.date_time)
+    entry.compress_type = zipfile.ZIP_DEFLATED
+    return entry, bytes(_code_to_hash_pyc(code, importlib.util.source_hash(data), False))
+
 with zipfile.ZipFile("/lib/python312.zip") as src, zipfile.ZipFile(TARGET, "w", zipfile.ZIP_DEFLATED) as out:
     for info in src.infolist():
-        data = src.read(info)
-        out.writestr(info, data)
         if info.filename in used and info.filename.endswith(".py"):
-            code = compile(data, STDLIB + info.filename, "exec", dont_inherit=True)
-            pyc = zipfile.ZipInfo(info.filename + "c", date_time=info.date_time)
-            pyc.compress_type = zipfile.ZIP_DEFLATED
-            out.writestr(pyc, bytes(_code_to_hash_pyc(code, importlib.util.source_hash(data), False)))
+            out.writestr(*pyc_entry(info, src.read(info)))
+    modules = sorted(module_name(info.filename) for info in src.infolist() if info.filename.endswith(".py"))
+    index = zipfile.ZipInfo(INDEX, date_time=(1980, 1, 1, 0, 0, 0))
+    index.compress_type = zipfile.ZIP_DEFLATED
+    out.writestr(index, json.dumps({"official_sha256": OFFICIAL_SHA256, "modules": modules}, separators=(",", ":")))
 
 sys.pycache_prefix = "/" + PACKAGES_PREFIX
 with zipfile.ZipFile(PACKAGES_TARGET, "w", zipfile.ZIP_DEFLATED) as out:
@@ -63,6 +76,8 @@ pyodide.runPython(COMPILE, {
   globals: pyodide.toPy({
     TARGET: target, PACKAGES_TARGET: packagesTarget, PACKAGES_PREFIX, MODULES: modules,
     PRELOADED: preloadedList.split(",").filter(Boolean),
+    INDEX: "course-stdlib-index.json", // stdlib_finder.py reads it from the boot stdlib
+    OFFICIAL_SHA256: createHash("sha256").update(readFileSync(indexURL + "python_stdlib.zip")).digest("hex"),
   }),
 });
 writeFileSync(outFile, pyodide.FS.readFile(target));

@@ -42,8 +42,10 @@ class CourseConfig(Config):
     """Load Pyodide from this URL (a CDN) instead of the self-hosted copy."""
 
     precompile_stdlib = c.Type(bool, default=True)
-    """Ship a derived ``python_stdlib-pyc-<hash>.zip`` with pre-compiled modules beside the official
-    stdlib (self-hosted Pyodide only; needs Node.js at build time). The first boot is faster."""
+    """Ship a derived ``python_stdlib-pyc-<hash>.zip``, the boot stdlib (the pre-compiled modules that a
+    boot loads; the rest come from the official stdlib on first import), and the preloaded packages'
+    bytecode (self-hosted Pyodide only; needs Node.js at build time). The first boot downloads and
+    compiles less."""
 
     execute = c.Type(bool, default=True)
     """Run every cell at build time and embed its output."""

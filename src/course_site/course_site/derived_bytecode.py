@@ -1,11 +1,13 @@
-"""Derived bytecode: the pre-compiled standard library and the preloaded packages' bytecode.
+"""Derived bytecode: the boot standard library and the preloaded packages' bytecode.
 
 Pyodide's ``python_stdlib.zip`` and its wheels hold ``.py`` files only, so every boot
 compiles each module it imports (``import numpy``: about 0.4 s of 0.9 s).  Two derived zips:
 
-- ``python_stdlib-pyc-<hash>.zip``: the official stdlib, entry for entry, plus a ``.pyc``
-  beside each module that booting Python, the worker's own modules and the packages
-  (numpy, matplotlib) import;
+- ``python_stdlib-pyc-<hash>.zip``, the boot stdlib: the ``.pyc`` (no ``.py``) of each module
+  that booting Python, the worker's own modules and importing the preloaded packages (numpy,
+  the course package) load, and ``course-stdlib-index.json``, every module of the official
+  zip with its sha256: the worker's ``stdlib_finder.py`` imports any other module from the
+  official zip, fetched on first use (2.3 MB that a first Run does not wait for);
 - ``site-packages-pyc-<hash>.zip``: the ``.pyc`` of the preloaded packages' modules (numpy's)
   as ``sys.pycache_prefix`` places them; the worker extracts it before importing them.
 
@@ -13,7 +15,7 @@ compiles each module it imports (``import numpy``: about 0.4 s of 0.9 s).  Two d
 from the sha256-verified files only; the result depends on its inputs alone, so it is cached
 in the build cache under a key over those inputs.
 
-The worker checks each before use (sha256, as SRI): without the stdlib's it boots from the
+The worker checks each before use (sha256, as SRI): without the boot stdlib it boots from the
 official zip, which the site still ships byte-identical; without the packages' it compiles
 their ``.py`` as Pyodide does.  Builder-neutral, like `site_assets`.
 """
@@ -36,9 +38,12 @@ from . import pyodide_assets
 SCRIPT = Path(__file__).with_name("compile_bytecode.mjs")
 OFFICIAL = "python_stdlib.zip"
 WORKER_PYTHON = Path(__file__).parent / "assets" / "py"
-EXTRA_MODULES = ["matplotlib.pyplot"]  # what a first plot imports, beyond the preloaded packages
-# Not in the stdlib zip (jedi: loaded when the editor first asks for completions).
-FOREIGN_MODULES = {"js", "pyodide", "_course_host", "__main__", "jedi"}
+# Not in the stdlib zip, or not imported before a first output (matplotlib: a figure's cell
+# loads it; jedi: the editor's first request for completions).
+FOREIGN_MODULES = {"js", "pyodide", "_course_host", "__main__", "jedi", "matplotlib"}
+# numpy's submodules that `import numpy` leaves to first use (numpy 2 loads them lazily) and that a
+# lesson's first cells use (numpy.random imports the stdlib's secrets and hmac): in the boot too.
+LAZY_SUBMODULES = ["numpy.random", "numpy.linalg"]
 
 
 class DerivedError(RuntimeError):
@@ -71,31 +76,52 @@ class DerivedBytecode:
 
 
 def worker_modules() -> list[str]:
-    """Top-level modules that the worker's Python files (``assets/py``) import."""
+    """Modules that the worker's Python files (``assets/py``) import, in functions too."""
+    own = {path.stem for path in WORKER_PYTHON.glob("*.py")}  # the worker's own modules, beside each other
+    paths = sorted(WORKER_PYTHON.glob("*.py"))
+    return _imported(paths, own, nested=True)
+
+
+def package_modules(source: Path) -> list[str]:
+    """Modules that the package at ``source`` (``src/posenc``) imports when it is imported (module level)."""
+    return _imported(sorted(source.rglob("*.py")), {source.name}, nested=False)
+
+
+def _imported(paths: list[Path], own: set[str], *, nested: bool) -> list[str]:
+    """The modules imported by the files at ``paths``, but ``own`` and `FOREIGN_MODULES`."""
     names: set[str] = set()
-    for path in sorted(WORKER_PYTHON.glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for path in paths:
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree) if nested else tree.body:
             if isinstance(node, ast.Import):
                 names.update(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 names.add(node.module)
-    own = {path.stem for path in WORKER_PYTHON.glob("*.py")}  # the worker's own modules, beside each other
     return sorted(name for name in names if name.split(".")[0] not in FOREIGN_MODULES | own | {"__future__"})
 
 
 def derive(
-    assets: list[pyodide_assets.Asset], lock: Path, packages: list[str], preloaded: list[str], cache_dir: Path
+    assets: list[pyodide_assets.Asset],
+    lock: Path,
+    packages: list[str],
+    preloaded: list[str],
+    cache_dir: Path,
+    course_package: Path | None = None,
 ) -> DerivedBytecode:
     """The derived bytecode for these verified ``assets``, made once per set of inputs.
 
-    ``packages``: packages whose modules are imported (numpy, matplotlib); ``preloaded``: those
-    whose bytecode ships in the packages' zip (numpy).  Packages not in the official lock (the
-    course package) are left out.  Raises `DerivedError` when Node is missing or the script fails.
+    ``packages``: packages installed while the stdlib's modules are found (numpy, matplotlib);
+    ``preloaded``: those imported at boot, whose bytecode ships in the packages' zip (numpy);
+    ``course_package``: the course package's source folder, whose imports the boot stdlib holds
+    too.  Packages not in the official lock (the course package) are left out of the install.
+    Raises `DerivedError` when Node is missing or the script fails.
     """
     official = json.loads(lock.read_text())["packages"]
     packages = [name for name in packages if name in official]
     preloaded = [name for name in preloaded if name in official]
-    modules = [*packages, *EXTRA_MODULES, *worker_modules()]
+    extra = package_modules(course_package) if course_package else []
+    lazy = [name for name in LAZY_SUBMODULES if name.split(".")[0] in preloaded]
+    modules = sorted({*worker_modules(), *extra, *lazy})
     by_name = {asset.name: asset for asset in assets}
     key = hashlib.sha256()
     inputs = [SCRIPT.read_bytes(), lock.read_bytes(), *sorted(a.sha256 for a in assets), *packages, "|", *preloaded]

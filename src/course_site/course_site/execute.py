@@ -46,6 +46,7 @@ NODE_RUNNER = NODE_DIR / "runner.mjs"
 RUNNER_FILES = {
     "cell_exec.py": PY_ASSETS / "cell_exec.py",
     "exercise_check.py": PY_ASSETS / "exercise_check.py",
+    "stdlib_finder.py": PY_ASSETS / "stdlib_finder.py",
     "course_build_runner.py": NODE_DIR / "runner.py",
 }
 NODE_MIN_VERSION = 18

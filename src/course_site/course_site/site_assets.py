@@ -4,7 +4,7 @@ Layout under the site folder::
 
     course-sw.js                 the service worker: offline use, the site's pages revalidated
     pyodide/v<version>/          verified Pyodide core files and wheels, matplotlib's font list,
-                                 the derived bytecode: python_stdlib-pyc-<hash>.zip (the pre-compiled
+                                 the derived bytecode: python_stdlib-pyc-<hash>.zip (the boot
                                  stdlib), site-packages-pyc-<hash>.zip (the preloaded packages')
     assets/course/runner-<hash>/js|css|vendor|py|fonts/   the cell runner, in a folder named by its
                                  content, so that a page only ever loads its own build's runner
@@ -19,6 +19,7 @@ Builder-neutral: the MkDocs plugin calls it and turns its errors into MkDocs err
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import importlib.util
 import json
@@ -56,6 +57,10 @@ NOT_KEPT_OFFLINE = re.compile(
 fetches), the sitemap, source maps and the search's other languages (unused: the site is in English)."""
 
 MB = 1e6
+SERVED_GZIPPED = (".js", ".mjs", ".json", ".wasm", ".py")
+"""File types that GitHub Pages sends gzipped; zips and wheels go as they are (they barely compress)."""
+WORKER_FILES = ["js/protocol.js", "js/worker/*.js", "py/cell_exec.py", "py/exercise_check.py", "py/stdlib_finder.py"]
+"""The Python worker's own files (in the runner folder) that it fetches as it boots (``worker_bridge.py`` too)."""
 log = logging.getLogger("mkdocs.plugins.course")
 
 
@@ -142,17 +147,44 @@ class ShippedPython:
         """Lock packages that ``code``'s imports need (the worker starts their downloads early)."""
         return packages_for(code, self.packages_by_import, self.import_packages)
 
+    def boot_files(self) -> list[Path]:
+        """The files the Python worker fetches as it boots, before a first output: Pyodide's scripts
+        and wasm, the stdlib it boots with, the preloaded packages' bytecode, numpy's wheels and the
+        course package's, the worker's own files (the site's lock and settings: a few kB more)."""
+        skipped = {derived_bytecode.OFFICIAL} if self.bytecode else set()
+        core = [Path(a.path) for a in self.assets if a.kind == "core" and a.name not in skipped]
+        derived = [d.path for d in (self.bytecode.stdlib, self.bytecode.packages) if d] if self.bytecode else []
+        worker = [path for pattern in [*WORKER_FILES, "py/worker_bridge.py"] for path in sorted(ASSETS.glob(pattern))]
+        return [*core, *derived, *self.wheel_paths("numpy"), self.wheel.path, *worker]
+
+    def wheel_paths(self, package: str, beyond: str | None = None) -> list[Path]:
+        """The wheels of ``package`` and its dependencies, but those of ``beyond``'s."""
+        closure = set(pyodide_assets.dependency_closure(self.lock, [package]))
+        closure -= set(pyodide_assets.dependency_closure(self.lock, [beyond])) if beyond else set()
+        paths = {asset.name: Path(asset.path) for asset in self.assets}
+        return [paths[self.lock["packages"][name]["file_name"]] for name in sorted(closure)]
+
     @cached_property
-    def first_run_bytes(self) -> int:
-        """What a first Run downloads: the core, numpy and the course package."""
-        return self.core_bytes + self.package_bytes("numpy") + self.wheel.path.stat().st_size
+    def first_run_served_bytes(self) -> int:
+        """Bytes on the wire before a first output (`boot_files`, gzipped where GitHub Pages gzips)."""
+        return sum(served_bytes(path) for path in self.boot_files())
+
+    @cached_property
+    def matplotlib_served_bytes(self) -> int:
+        """What a first figure adds on the wire: matplotlib's wheels beyond numpy's and, with a
+        boot stdlib, the official stdlib zip (matplotlib imports modules the boot does not)."""
+        official = [Path(a.path) for a in self.assets if a.name == derived_bytecode.OFFICIAL] if self.bytecode else []
+        return sum(served_bytes(path) for path in [*self.wheel_paths("matplotlib", "numpy"), *official])
 
     def download_note(self, code: str) -> str:
-        """The note under a cell: what its first Run downloads, measured from the shipped files."""
-        first = self.first_run_bytes / MB
-        note = f"Python runs in your browser (Pyodide): about {first:.0f} MB on the first Run, cached after"
+        """The note under a cell: what Python downloads and when, measured from the shipped files as served."""
+        first = self.first_run_served_bytes / MB
+        note = (
+            f"Python runs in your browser (Pyodide): about {first:.1f} MB, downloaded as this page opens "
+            "(with Data Saver on, at your first Run), then kept for offline use"
+        )
         if "matplotlib" in self.packages_for(code):
-            note += f"; matplotlib adds about {self.package_bytes('matplotlib') / MB:.0f} MB the first time"
+            note += f"; matplotlib adds about {self.matplotlib_served_bytes / MB:.1f} MB when this cell first runs"
         return note + "."
 
 
@@ -180,7 +212,7 @@ def prepare(
     bytecode = None
     if precompile_for is not None and base_url is None:
         lock = manifest.with_name(pyodide_assets.LOCK_NAME)
-        bytecode = derived_bytecode.derive(assets, lock, precompile_for, list(preload), cache_dir)
+        bytecode = derived_bytecode.derive(assets, lock, precompile_for, list(preload), cache_dir, package.source)
     return ShippedPython(version, assets, manifest, wheel, package, base_url, import_packages, bytecode)
 
 
@@ -270,6 +302,19 @@ def worker_settings(
         "version": f"{shipped.version}-{shipped.wheel.sha256[:8]}-{lock_hash[:8]}-{_runner_digest()[:8]}",
     }
     return WorkerSettings(lock_text, config)
+
+
+@lru_cache(maxsize=64)
+def _served_bytes(path: Path, size: int, mtime_ns: int) -> int:
+    if path.suffix not in SERVED_GZIPPED:
+        return size
+    return len(gzip.compress(path.read_bytes(), compresslevel=6, mtime=0))
+
+
+def served_bytes(path: Path) -> int:
+    """The bytes ``path`` takes on the wire from GitHub Pages: gzipped (level 6) if its type is, else its size."""
+    stat = path.stat()
+    return _served_bytes(path, stat.st_size, stat.st_mtime_ns)
 
 
 def _preload_wheels(lock: dict, preload: list[str]) -> dict[str, dict[str, str]]:

@@ -54,6 +54,9 @@ async function main() {
     pyodide.FS.writeFile(`${RUNTIME_DIR}/${name}`, readFileSync(path, "utf8"));
   }
   pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(RUNTIME_DIR)})`);
+  // The modules outside the boot stdlib, from the official zip, read on first use as the worker fetches it.
+  const officialStdlib = () => new Uint8Array(readFileSync(request.index + "python_stdlib.zip"));
+  pyodide.pyimport("stdlib_finder").install(officialStdlib);
   runner = pyodide.pyimport("course_build_runner");
   runner.start(request.module_hint);
   if (request.bytecode) {

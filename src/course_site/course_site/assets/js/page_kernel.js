@@ -31,7 +31,8 @@ function start() {
   renderAllOnceSettled(kernel);
   registerServiceWorkerOnceIdle(kernel);
   whenPythonQuiet(kernel, () => kernel.keepSnapshot());
-  kernel.start(early);
+  // With Data Saver on, Python is downloaded when a cell first runs (Kernel.run starts it then).
+  if (!early.saveData) kernel.start(early);
   return { kernel };
 }
 

@@ -100,9 +100,10 @@ export const DEFAULT_LIMITS = Object.freeze({ maxLines: 2000, maxChars: 200000, 
  * Caches of other versions are deleted when a new service worker activates,
  * but the newest of the older site caches (a page of that build may be open).
  *
- * Two files of Pyodide's are made, not shipped as is: the derived pre-compiled stdlib
+ * Two files of Pyodide's are made, not shipped as is: the derived boot stdlib
  * (`pyodide/v<version>/python_stdlib-pyc-<hash>.zip`, made by the build, versioned like
- * the rest; the official python_stdlib.zip stays beside it as the fallback) and the
+ * the rest; the official python_stdlib.zip stays beside it, for the modules the boot does
+ * not load (py/stdlib_finder.py) and as the fallback) and the
  * memory snapshot this browser makes of a bare interpreter, kept in the origin private
  * file system with the preloaded packages' installed files (worker/snapshot.js,
  * package_files.js; never fetched: it exists only in this browser).

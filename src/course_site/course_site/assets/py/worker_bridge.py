@@ -18,7 +18,8 @@ from typing import Any
 
 import cell_exec
 import exercise_check
-from _course_host import emit_figure, emit_text
+import stdlib_finder
+from _course_host import emit_figure, emit_text, official_stdlib
 from pyodide.ffi import to_js
 
 import __main__
@@ -57,6 +58,21 @@ def stdlib_zip() -> str | None:
 
 if archive := stdlib_zip():
     keep_zip_directory(archive)
+    keep_zip_directory(stdlib_finder.OFFICIAL_PATH)
+
+#: Imports the modules that the boot stdlib lacks from the official zip (None: booted on that zip).
+STDLIB_REST = stdlib_finder.install(official_stdlib)
+
+
+def stdlib_needed(code: str) -> bool:
+    """Whether ``code`` imports a module of the official stdlib zip that is not here yet."""
+    return STDLIB_REST is not None and STDLIB_REST.needs(cell_exec.module_references(code))
+
+
+def provide_stdlib(data: Any) -> None:
+    """The official stdlib zip's bytes (a JS ``Uint8Array``), fetched ahead of the imports that need it."""
+    if STDLIB_REST is not None:
+        STDLIB_REST.provide(data)
 
 
 def emit(kind: str, payload: Any) -> None:

@@ -6,8 +6,8 @@
  * with the preloaded packages' bytecode that the build compiled (derived_bytecode.py) in place. */
 import { cacheNames, MessageType, OFFICIAL_STDLIB } from "../protocol.js";
 import {
-  configure, countBody, fetchDirect, fetchOrKept, fetchPackageBytecode, importScript, keepScriptsInCache, prefetch,
-  prefetchPreloaded, prefetchStdlib, provide, useLock,
+  configure, countBody, fetchDirect, fetchOrKept, fetchPackageBytecode, importScript, keepScriptsInCache,
+  officialStdlibSync, prefetch, prefetchPreloaded, prefetchStdlib, provide, useLock,
 } from "./network.js";
 import { bootPyodide, dropSnapshot, keptSnapshot, missingStorage } from "./snapshot.js";
 import { watchInstalls } from "./package_files.js";
@@ -16,7 +16,7 @@ import { flushStream, host, openRunId, writeStream } from "./output.js";
 
 const HOST_MODULE = "_course_host";
 const PYTHON_DIR = "/home/pyodide/.course";
-const PYTHON_FILES = ["cell_exec.py", "exercise_check.py", "worker_bridge.py"]; // in ../../py/
+const PYTHON_FILES = ["cell_exec.py", "exercise_check.py", "stdlib_finder.py", "worker_bridge.py"]; // in ../../py/
 const BYTECODE_PREFIX = "/course-pyc"; // sys.pycache_prefix: compile_bytecode.mjs's PACKAGES_PREFIX
 
 /** The settings file at `url`, as the site wrote it, from `responsePromise` (its fetch). */
@@ -165,7 +165,8 @@ async function setUpPython(boot, settings, { options, stdlib, keptFiles, scripts
   pyodide.setStderr({ write: (buf) => writeStream("stderr", buf) });
   pyodide.FS.mkdirTree(PYTHON_DIR);
   for (const [name, text] of await Promise.all(pythonSources)) pyodide.FS.writeFile(`${PYTHON_DIR}/${name}`, text);
-  pyodide.registerJsModule(HOST_MODULE, host);
+  // official_stdlib: what stdlib_finder.py imports the modules outside the boot stdlib from.
+  pyodide.registerJsModule(HOST_MODULE, { ...host, official_stdlib: officialStdlibSync });
   pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(PYTHON_DIR)})`);
   // Imported first: it keeps the stdlib zip's directory, which each install would read again.
   const bridge = pyodide.pyimport("worker_bridge");

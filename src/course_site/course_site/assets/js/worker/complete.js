@@ -10,7 +10,7 @@
  * request is answered; older ones are dropped.
  */
 import { MessageType } from "../protocol.js";
-import { downloadWheels, fetchDirect } from "./network.js";
+import { downloadWheels, fetchDirect, provideStdlib } from "./network.js";
 
 const PACKAGES = ["jedi"]; // and parso, its dependency in the lock
 const MODULE = "completion";
@@ -46,7 +46,8 @@ async function load(python, later, runWaiting) {
     if (!response.ok) throw new Error(`could not load ${MODULE_URL.pathname}: HTTP ${response.status}`);
     return response.text();
   });
-  await Promise.all([downloadWheels(PACKAGES), source]);
+  // Jedi imports much of the standard library: its official zip comes with the wheels.
+  await Promise.all([downloadWheels(PACKAGES), source, provideStdlib(python.bridge)]);
   const steps = [
     () => pyodide.loadPackage(PACKAGES, { messageCallback: () => {}, errorCallback: () => {}, checkIntegrity: true }),
     () => pyodide.pyimport("parso").destroy(),

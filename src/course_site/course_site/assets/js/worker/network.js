@@ -270,6 +270,55 @@ export function prefetchWheels(names) {
     .catch((err) => console.warn("course: could not prefetch packages", err));
 }
 
+/* ---------------------------------------------------------------- the rest of the standard library */
+
+let officialStdlib = null; // a promise of the official python_stdlib.zip's bytes, once asked for
+
+/**
+ * The official python_stdlib.zip (a Uint8Array), whose modules the boot stdlib lacks
+ * (../../py/stdlib_finder.py): the copy kept for offline use, else downloaded and kept.
+ * Python checks its sha256.  A failed attempt is not remembered: the next one tries again.
+ */
+export function officialStdlibBytes() {
+  const url = settings.indexURL + OFFICIAL_STDLIB;
+  officialStdlib ??= (async () => {
+    const response = (await keptCopy(url).catch(() => undefined)) || (await fetchDirect(url));
+    if (!response.ok) throw new Error(`could not download ${OFFICIAL_STDLIB}: HTTP ${response.status}`);
+    keepInCache(response);
+    return new Uint8Array(await response.arrayBuffer());
+  })();
+  officialStdlib.catch(() => {
+    officialStdlib = null;
+  });
+  return officialStdlib;
+}
+
+/** Hand Python the official stdlib zip before a run that imports from it (or loads a package,
+ * whose imports may): the kept copy, else downloaded.  If that fails, the import that needs it
+ * tries again and its error names the module and says to check the connection. */
+export async function provideStdlib(bridge) {
+  try {
+    bridge.provide_stdlib(await officialStdlibBytes());
+  } catch (err) {
+    console.info(`course: the rest of the stdlib not here yet (${String(err?.message ?? err).split("\n")[0]})`);
+  }
+}
+
+/**
+ * The official python_stdlib.zip's bytes at once, for an import that cannot wait (one that no
+ * scan of a cell foresaw, or Jedi's): a synchronous request, as Pyodide's open_url makes.
+ * Throws when it fails (offline, and the asynchronous copy above not read yet).
+ */
+export function officialStdlibSync() {
+  const url = settings.indexURL + OFFICIAL_STDLIB;
+  const request = new XMLHttpRequest();
+  request.open("GET", url, false);
+  request.responseType = "arraybuffer";
+  request.send();
+  if (request.status !== 200) throw new Error(`could not download ${OFFICIAL_STDLIB}: HTTP ${request.status}`);
+  return new Uint8Array(request.response);
+}
+
 /* ---------------------------------------------------------------- scripts and the font list */
 
 /** importScripts(url); offline, the copy kept in the site's caches, run from a blob: URL. */

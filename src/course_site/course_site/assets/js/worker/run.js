@@ -2,7 +2,7 @@
  * answers the page's messages (../protocol.js), and runs cells one at a time. */
 import { DEFAULT_LIMITS, MessageType, QUIET_MS } from "../protocol.js";
 import { describeFatal, keepSnapshot, putOffSnapshot, readSettings, startPython, workerSettings } from "./boot.js";
-import { fontList, prefetchWheels } from "./network.js";
+import { fontList, prefetchWheels, provideStdlib } from "./network.js";
 import { packageSizes, postProgress, progress } from "./progress.js";
 import { abandonRun, closeRun, flushStream, isOpen, openRun } from "./output.js";
 import { clearStopRequest, signals, startHeartbeat, useStopRequest } from "./signals.js";
@@ -36,6 +36,7 @@ async function loadPackages(msg) {
     extra.destroy();
     if (names.length) await pyodide.loadPackage(names, quiet);
     failIfMissing(requested);
+    if (requested.length || bridge.stdlib_needed(source)) await provideStdlib(bridge);
     scanned.add(source);
   }
   if (pyodide.loadedPackages.matplotlib && !warmedMatplotlib) {
@@ -221,6 +222,9 @@ function snapshotWhenQuiet(waitMs) {
     queue.then(async () => {
       if (!python || !snapshotDue || runsPending) return;
       snapshotDue = !(await keepSnapshot(python.snapshot));
+      // The rest of the stdlib, kept for offline use once Python is quiet (not with Data Saver on:
+      // then it comes with the first import that needs it).
+      if (!snapshotDue && !self.navigator.connection?.saveData) await provideStdlib(python.bridge);
     }).catch((err) => {
       snapshotDue = false;
       console.warn("course: no snapshot kept", err);
