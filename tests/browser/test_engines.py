@@ -107,6 +107,7 @@ def test_the_rest_of_the_stdlib_imports_on_first_use(tab, site_server):
 
 def test_an_edit_is_kept_across_a_reload(tab, site_server):
     steps.open_lesson(tab, site_server + LESSON)
+    steps.setup_shown_on_request(tab)
     steps.edit_kept_across_reload(tab)
 
 
