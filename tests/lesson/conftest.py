@@ -89,5 +89,5 @@ def lesson_runner() -> Callable[[list[Cell]], LessonRun]:
 
 @pytest.fixture(scope="session")
 def cell_source() -> Callable[..., str]:
-    """``source(cell, key=None)``: a cell's code with its inputs bound to combination ``key`` (default: the defaults)."""
+    """``source(cell, key=None)``: a cell's code, its inputs bound to ``key`` (default: the defaults)."""
     return _source

@@ -636,7 +636,7 @@ def test_heatmap_and_compare_return_figures():
 
 
 def test_the_slider_cell_finds_the_neighbours_one_step_away_at_the_same_distance(cells, lesson_text, cell_source):
-    """"the two nearest positions are always the neighbours one step away, at the same distance of 1.95",
+    """ "the two nearest positions are always the neighbours one step away, at the same distance of 1.95",
     for every value of the slider, against the distance derived from the formula:
     |PE_p - PE_(p+1)|^2 = sum over pairs of (2 - 2 cos omega_i)."""
     import matplotlib.pyplot as plt

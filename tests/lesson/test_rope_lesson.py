@@ -747,7 +747,7 @@ def _yarn_split(d: int, base: float, context: int) -> tuple[int, int]:
 
 
 def test_every_combination_of_the_inputs_cell_counts_the_pairs_the_text_gives(lesson, cell_source):
-    """"YaRN keeps 17 pairs, blends 24 and interpolates 23; llama3 keeps 31, blends only 10 and interpolates
+    """ "YaRN keeps 17 pairs, blends 24 and interpolates 23; llama3 keeps 31, blends only 10 and interpolates
     the same 23 ...; PI keeps none; NTK-aware keeps only pair 0 and interpolates only the slowest, so 62
     pairs sit in between", at every factor: all 16 combinations, which the build pre-renders."""
     import matplotlib.pyplot as plt
