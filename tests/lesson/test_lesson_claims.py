@@ -642,8 +642,9 @@ def test_the_slider_cell_finds_the_neighbours_one_step_away_at_the_same_distance
     import matplotlib.pyplot as plt
 
     cell = cells[5]
-    [pos] = cell.inputs
+    pos, marked = cell.inputs
     assert (pos.name, pos.values, pos.default) == ("pos", tuple(range(64)), 10)
+    assert (marked.name, marked.kind, marked.default) == ("marked", "checkbox", 1)
     step = math.sqrt(sum(2 - 2 * math.cos(w) for w in _reference_omega(128)))
     assert f"{step:.2f}" == "1.95"
     assert "always the neighbours one step away, at the same distance of 1.95" in _flat(lesson_text)
@@ -651,7 +652,7 @@ def test_the_slider_cell_finds_the_neighbours_one_step_away_at_the_same_distance
         namespace: dict = {"__name__": "__main__"}
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            exec(compile(cell_source(cell, (p,)), "<slider cell>", "exec"), namespace)
+            exec(compile(cell_source(cell, (p, p % 2)), "<slider cell>", "exec"), namespace)
         plt.close("all")
         two = sorted(namespace["nearest"][:2].tolist())
         expected = sorted(q for q in (p - 1, p + 1) if 0 <= q < 64)

@@ -268,7 +268,8 @@ class PageRunner:
         """Send ``request`` to a fresh Node runner; yield its messages until it ends.
 
         Errors before any cell starts point at the page's first cell (or exercise); when the time is
-        up, at the cell still running. The cells have ``timeout`` seconds, then the exercises too.
+        up, at the cell still running. The cells have ``timeout`` seconds, then the exercises too;
+        the runs of a cell's other pre-rendered combinations of inputs are not counted.
         """
         python = self.python
         request = {
@@ -290,7 +291,7 @@ class PageRunner:
         with _NodeProcess(request) as process:
             running = None
             ready = False
-            deadline = time.monotonic() + STARTUP_TIMEOUT
+            deadline, mark = time.monotonic() + STARTUP_TIMEOUT, time.monotonic()
             while True:
                 message = process.next_message(deadline)
                 if message is None:
@@ -300,6 +301,9 @@ class PageRunner:
                 if message["type"] in ("ready", "proving"):
                     ready = True
                     deadline = time.monotonic() + self.timeout
+                if message["type"] == "variant":  # another combination of a cell's inputs: not counted
+                    deadline += time.monotonic() - mark
+                mark = time.monotonic()
                 if message["type"] == "proving":
                     first, running, cells = job.exercises[0].block, None, None
                 elif message["type"] == "started":
