@@ -112,7 +112,7 @@ def test_the_latest_value_wins_and_the_output_stays_until_the_new_one_is_complet
 
 def test_pre_rendered_combinations_show_before_python_is_ready(browser, site_server):
     held = []
-    routes = [("**/pyodide.asm.wasm", held.append)]  # Python never starts while the test looks
+    routes = [("**/pyodide.asm.wasm", lambda route: held.append(route))]  # Python never starts meanwhile
     with guarded_page(browser, site_server + ROPE, routes=routes) as (page, _):
         method = page.get_by_role("combobox", name="rescaling")
         factor = page.get_by_role("combobox", name="factor s")
