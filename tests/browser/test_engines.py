@@ -100,6 +100,13 @@ def test_an_exercise_starter_fails_and_its_solution_passes_then_a_quiz_answer(ta
     steps.quiz_answers(tab)
 
 
+def test_inputs_rerun_a_cell_and_show_pre_rendered_output(tab, site_server):
+    steps.open_lesson(tab, site_server + LESSON)
+    steps.inputs_rerun_the_cell(tab)
+    steps.open_lesson(tab, site_server + "lessons/33-rope-long-context/")
+    steps.inputs_show_pre_rendered_output(tab)
+
+
 def test_an_edit_is_kept_across_a_reload(tab, site_server):
     steps.open_lesson(tab, site_server + LESSON)
     steps.edit_kept_across_reload(tab)
