@@ -648,6 +648,8 @@ def test_the_slider_cell_finds_the_neighbours_one_step_away_at_the_same_distance
     step = math.sqrt(sum(2 - 2 * math.cos(w) for w in _reference_omega(128)))
     assert f"{step:.2f}" == "1.95"
     assert "always the neighbours one step away, at the same distance of 1.95" in _flat(lesson_text)
+    reference = _reference_pe(np.arange(64), 128)
+    by_offset = np.linalg.norm(reference - reference[0], axis=1)
     for p in range(64):
         namespace: dict = {"__name__": "__main__"}
         out = io.StringIO()
@@ -662,4 +664,6 @@ def test_the_slider_cell_finds_the_neighbours_one_step_away_at_the_same_distance
         for q in (p - 1, p + 1):
             if 0 <= q < 64:
                 assert np.isclose(namespace["dist"][q], step)
+        # "the distance depends only on the offset p - pos": one curve of |offset|, shifted
+        assert np.allclose(namespace["dist"], by_offset[np.abs(np.arange(64) - p)])
         assert f"{step:.2f}" in out.getvalue()
