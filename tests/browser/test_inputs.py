@@ -62,9 +62,22 @@ def test_the_build_writes_a_fieldset_of_labelled_controls_above_the_output(brows
         assert below, "the inputs come above the cell's output"
 
 
+# Records each change of the cell's live regions (those a screen reader reads out: not aria-live="off").
+RECORD_ANNOUNCEMENTS = """(cell) => {
+  window.__announced = [];
+  const live = (node) => node.getAttribute("aria-live") !== "off"
+    && (node.matches('[role="status"], [role="log"], [aria-live]') || node.tagName === "OUTPUT");
+  for (const region of [...document.querySelector(cell).querySelectorAll("*")].filter(live)) {
+    new MutationObserver(() => window.__announced.push(region.textContent.trim()))
+      .observe(region, { childList: true, subtree: true, characterData: true });
+  }
+}"""
+
+
 def test_keyboard_moves_the_slider_and_the_checkbox_and_the_cell_reruns(browser, site_server):
     with guarded_page(browser, site_server + LESSON) as (page, _):
         wait_ready(page)
+        page.evaluate(RECORD_ANNOUNCEMENTS, SLIDER_CELL)
         slider = page.get_by_role("slider", name="position pos")
         slider.focus()
         page.keyboard.press("ArrowRight")
@@ -74,6 +87,10 @@ def test_keyboard_moves_the_slider_and_the_checkbox_and_the_cell_reruns(browser,
             "Output updated for position pos: 11, mark the nearest positions: on.", timeout=LOAD_TIMEOUT_MS
         )
         expect(page.locator(SLIDER_CELL)).to_have_attribute("data-status", "ok")
+        # announced once, politely: the output and the cell's status are not read out as well
+        assert page.evaluate("() => window.__announced") == [
+            "Output updated for position pos: 11, mark the nearest positions: on."
+        ]
         page.keyboard.press("Tab")
         checkbox = page.get_by_role("checkbox", name="mark the nearest positions")
         expect(checkbox).to_be_focused()
@@ -117,7 +134,9 @@ def test_pre_rendered_combinations_show_before_python_is_ready(browser, site_ser
         method = page.get_by_role("combobox", name="rescaling")
         factor = page.get_by_role("combobox", name="factor s")
         expect(output(page, SELECT_CELL)).to_contain_text("yarn, s = 4: 17 kept, 24 blended, 23 interpolated")
+        expect(method).to_be_enabled()  # the page's script has enhanced the cell
         method.focus()
+        expect(method).to_be_focused()
         page.keyboard.press("ArrowDown")  # yarn -> llama3
         expect(method).to_have_value("3")
         expect(output(page, SELECT_CELL)).to_contain_text("llama3, s = 4: 31 kept, 10 blended, 23 interpolated")
