@@ -105,6 +105,13 @@ def test_the_rest_of_the_stdlib_imports_on_first_use(tab, site_server):
     steps.stdlib_outside_the_boot(tab)
 
 
+def test_inputs_rerun_a_cell_and_show_pre_rendered_output(tab, site_server):
+    steps.open_lesson(tab, site_server + LESSON)
+    steps.inputs_rerun_the_cell(tab)
+    steps.open_lesson(tab, site_server + "lessons/33-rope-long-context/")
+    steps.inputs_show_pre_rendered_output(tab)
+
+
 def test_an_edit_is_kept_across_a_reload(tab, site_server):
     steps.open_lesson(tab, site_server + LESSON)
     steps.setup_shown_on_request(tab)

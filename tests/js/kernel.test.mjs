@@ -103,8 +103,20 @@ test("a run sent before Python is ready is queued, starts the worker, and is sen
   worker.send({ type: MessageType.READY, version: "0.27.7" });
   assert.deepEqual(worker.runs(), [{
     type: MessageType.RUN, id: first.id, code: "print(1)", setup: "", check: null, filename: "<cell 1>",
-    maxLines: DEFAULT_LIMITS.maxLines, maxChars: DEFAULT_LIMITS.maxChars,
+    inputs: "", maxLines: DEFAULT_LIMITS.maxLines, maxChars: DEFAULT_LIMITS.maxChars,
   }]);
+});
+
+test("a queued run takes its inputs' values when it is sent: the latest ones", () => {
+  const [kernel, worker] = readyKernel();
+  let pos = 1;
+  const a = kernel.run(job("a"));
+  const b = kernel.run({ ...job("b"), inputs: () => `pos = ${pos}\n` });
+  pos = 2;
+  pos = 3;
+  runToEnd(worker, a);
+  assert.deepEqual(worker.runs().map((m) => [m.code, m.inputs]), [["a", ""], ["b", "pos = 3\n"]]);
+  runToEnd(worker, b);
 });
 
 test("runs are sent one at a time in click order; the waiting ones are told their place", () => {

@@ -13,6 +13,7 @@ import pytest
 
 from course_site.exercises import is_exercise
 from course_site.fences import CELL, QUIZ, Block, Cell, scan, to_cell
+from course_site.inputs import bindings, default_key
 
 LESSONS = Path(__file__).resolve().parents[2] / "lessons"
 
@@ -60,12 +61,18 @@ def run_cells(cells: list[Cell]) -> LessonRun:
                 before = set(plt.get_fignums())
                 out = io.StringIO()
                 with contextlib.redirect_stdout(out):
-                    exec(compile(f"{cell.setup}\n{cell.code}", f"<lesson cell {n + 1}>", "exec"), namespace)
+                    exec(compile(_source(cell), f"<lesson cell {n + 1}>", "exec"), namespace)
                 printed.append(out.getvalue())
                 figures.append(len(set(plt.get_fignums()) - before))
         finally:
             plt.close("all")
     return LessonRun(namespace, printed, figures)
+
+
+def _source(cell: Cell, key: tuple[int, ...] | None = None) -> str:
+    """The cell's inputs bound (to combination ``key``, default: their defaults), its setup, its code."""
+    inputs = bindings(cell.inputs, default_key(cell.inputs) if key is None else key) if cell.inputs else ""
+    return f"{inputs}{cell.setup}\n{cell.code}"
 
 
 @pytest.fixture(scope="session")
@@ -78,3 +85,9 @@ def lesson_reader() -> Callable[[str], Lesson]:
 def lesson_runner() -> Callable[[list[Cell]], LessonRun]:
     """``run_cells``: run a lesson's cells in one namespace, as the build does."""
     return run_cells
+
+
+@pytest.fixture(scope="session")
+def cell_source() -> Callable[..., str]:
+    """``source(cell, key=None)``: a cell's code, its inputs bound to ``key`` (default: the defaults)."""
+    return _source

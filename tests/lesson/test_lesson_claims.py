@@ -10,6 +10,8 @@ very cell, so the text and the test cannot drift apart.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import re
 from pathlib import Path
@@ -104,8 +106,8 @@ def lesson_run(lesson, lesson_runner):
 # --- the lesson's shape -------------------------------------------------------------------
 
 
-def test_lesson_has_five_cells_and_one_quiz(cells, quizzes):
-    assert len(cells) == 5
+def test_lesson_has_six_cells_and_one_quiz(cells, quizzes):
+    assert len(cells) == 6
     assert len(quizzes) == 1
 
 
@@ -156,8 +158,8 @@ def test_comparison_table_header_has_no_empty_cell(lesson_text):
 
 
 def test_cells_run_in_order_and_make_figures(lesson_run):
-    """Every cell runs (the build would fail otherwise); cells 3, 4 and 5 draw one figure each."""
-    assert lesson_run[2] == [0, 0, 1, 1, 1]
+    """Every cell runs (the build would fail otherwise); cells 3, 4, 5 and 6 draw one figure each."""
+    assert lesson_run[2] == [0, 0, 1, 1, 1, 1]
 
 
 # --- cell (a): attention is order-blind, positions cure it -------------------------------
@@ -628,3 +630,40 @@ def test_heatmap_and_compare_return_figures():
         assert isinstance(similar, Figure)
     finally:
         plt.close("all")
+
+
+# --- the cell with a slider: a position's nearest neighbours --------------------------------
+
+
+def test_the_slider_cell_finds_the_neighbours_one_step_away_at_the_same_distance(cells, lesson_text, cell_source):
+    """ "the two nearest positions are always the neighbours one step away, at the same distance of 1.95",
+    for every value of the slider, against the distance derived from the formula:
+    |PE_p - PE_(p+1)|^2 = sum over pairs of (2 - 2 cos omega_i)."""
+    import matplotlib.pyplot as plt
+
+    cell = cells[5]
+    pos, marked = cell.inputs
+    assert (pos.name, pos.values, pos.default) == ("pos", tuple(range(64)), 10)
+    assert (marked.name, marked.kind, marked.default) == ("marked", "checkbox", 1)
+    step = math.sqrt(sum(2 - 2 * math.cos(w) for w in _reference_omega(128)))
+    assert f"{step:.2f}" == "1.95"
+    assert "always the neighbours one step away, at the same distance of 1.95" in _flat(lesson_text)
+    reference = _reference_pe(np.arange(64), 128)
+    by_offset = np.linalg.norm(reference - reference[0], axis=1)
+    for p in range(64):
+        namespace: dict = {"__name__": "__main__"}
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(cell_source(cell, (p, p % 2)), "<slider cell>", "exec"), namespace)
+        plt.close("all")
+        two = sorted(namespace["nearest"][:2].tolist())
+        expected = sorted(q for q in (p - 1, p + 1) if 0 <= q < 64)
+        if len(expected) == 1:  # an end: its one neighbour, then the next one further in
+            expected = sorted([expected[0], 2 if p == 0 else 61])
+        assert two == expected
+        for q in (p - 1, p + 1):
+            if 0 <= q < 64:
+                assert np.isclose(namespace["dist"][q], step)
+        # "the distance depends only on the offset p - pos": one curve of |offset|, shifted
+        assert np.allclose(namespace["dist"], by_offset[np.abs(np.arange(64) - p)])
+        assert f"{step:.2f}" in out.getvalue()

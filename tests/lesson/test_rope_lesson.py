@@ -87,7 +87,7 @@ def test_title_links_and_outline(lesson):
 def test_cells_quiz_takeaways(lesson, run):
     assert len(lesson.cells) >= 4
     assert all(cell.code.strip() and "import" in cell.setup for cell in lesson.cells)
-    assert run.figures == [0, 0, 0, 1, 1, 0, 0]  # the decay plot and the scaling comparison
+    assert run.figures == [0, 0, 0, 1, 1, 0, 0, 1]  # the decay plot, the scaling comparison, the one with inputs
     assert len(lesson.quizzes) == 1
     assert "## Key takeaways" in lesson.text
 
@@ -731,3 +731,50 @@ def test_yarn_users_are_named_with_their_settings(lesson):
     assert "the first DeepSeek-Coder models use `linear` with factor 4" in text
     assert "Qwen2.5's long-context setting (factor 4 from 32,768 tokens)" in text
     assert "of DeepSeek's models" not in text
+
+
+# --- the cell with inputs: which pairs each method keeps, blends and interpolates -----------
+
+
+def _yarn_split(d: int, base: float, context: int) -> tuple[int, int]:
+    """YaRN's kept and interpolated pairs from its correction dimension c(r) = d ln(L / 2 pi r) / (2 ln base)."""
+
+    def c(r: float) -> float:
+        return d * math.log(context / (2 * math.pi * r)) / (2 * math.log(base))
+
+    low, high = max(math.floor(c(32)), 0), min(math.ceil(c(1)), d - 1)
+    return low + 1, d // 2 - high
+
+
+def test_every_combination_of_the_inputs_cell_counts_the_pairs_the_text_gives(lesson, cell_source):
+    """ "YaRN keeps 17 pairs, blends 24 and interpolates 23; llama3 keeps 31, blends only 10 and interpolates
+    the same 23 ...; PI keeps none; NTK-aware keeps only pair 0 and interpolates only the slowest, so 62
+    pairs sit in between", at every factor: all 16 combinations, which the build pre-renders."""
+    import matplotlib.pyplot as plt
+
+    cell = lesson.cells[7]
+    method, factor = cell.inputs
+    assert method.values == ("linear", "ntk", "yarn", "llama3") and factor.values == (2.0, 4.0, 8.0, 16.0)
+    d, base, context = 128, 10000.0, 2048
+    yarn_kept, yarn_interpolated = _yarn_split(d, base, context)
+    wavelengths = [2 * math.pi * base ** (2 * i / d) for i in range(d // 2)]
+    llama_kept = sum(w < context / 4 for w in wavelengths)
+    slow = slow_pairs(d, base, context)
+    expected = {
+        "linear": (0, 0, 64),
+        "ntk": (1, 62, 1),
+        "yarn": (yarn_kept, d // 2 - yarn_kept - yarn_interpolated, yarn_interpolated),
+        "llama3": (llama_kept, d // 2 - llama_kept - slow, slow),
+    }
+    assert expected["yarn"] == (17, 24, 23) and expected["llama3"] == (31, 10, 23)
+    text = flat(lesson.text)
+    assert "YaRN keeps 17 pairs, blends 24 and interpolates 23; llama3 keeps 31, blends only 10" in text
+    assert "so 62 pairs sit in between. These 16 combinations" in text
+    for m, name in enumerate(method.values):
+        for f, s in enumerate(factor.values):
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                exec(compile(cell_source(cell, (m, f)), "<inputs cell>", "exec"), {"__name__": "__main__"})
+            plt.close("all")
+            kept, blended, interpolated = expected[name]
+            assert out.getvalue() == f"{name}, s = {s:g}: {kept} kept, {blended} blended, {interpolated} interpolated\n"

@@ -253,7 +253,8 @@ def test_an_unknown_option_lists_the_valid_ones():
     with pytest.raises(LessonError) as caught:
         to_cell(scan("```pyodide heigth=3\nx = 1\n```\n", "lessons/p.md")[0])
     assert str(caught.value) == (
-        "lessons/p.md:1: unknown option 'heigth' on a ```pyodide fence (valid options: autorun, execute, height)"
+        "lessons/p.md:1: unknown option 'heigth' on a ```pyodide fence "
+        "(valid options: autorun, execute, height, precompute)"
     )
 
 

@@ -17,6 +17,8 @@ from markdown import Markdown
 from .dom import CELL, CELL_DATA
 from .execute import Output
 from .fences import Cell
+from .inputs import bindings, default_key, key_text
+from .inputs_html import inputs_attrs, render_inputs
 from .markup import Raw, tag, void
 from .names import defined_names
 
@@ -65,6 +67,7 @@ def render_cell(
     extra_attrs: dict[str, str] | None = None,
     header: Raw | None = None,
     footer: Raw | None = None,
+    variants: dict[str, list[Output]] | None = None,
 ) -> str:
     """Return the cell's HTML; ``index`` numbers the cells of a page from 1.
 
@@ -72,6 +75,8 @@ def render_cell(
     The cell is a region named ``region_label`` (default ``Python cell {index}``).
     An exercise (`exercises_html`) adds ``extra_attrs`` (its ``class`` joins the
     cell's), and ``header`` and ``footer``, inside the region around the cell's parts.
+    A cell with inputs gets their fieldset above its output; ``variants`` are the outputs of the
+    other combinations the build pre-rendered, by combination (`inputs.key_text`).
     """
     cell_id = f"cell-{index}"
     extra = dict(extra_attrs or {})
@@ -88,9 +93,11 @@ def render_cell(
         "data-first-line": cell.code_line,
         "data-source-file": cell.block.path,
         CELL_DATA["packages"]: " ".join(packages),
-        CELL_DATA["defines"]: " ".join(defined_names(cell.setup, cell.code)),
+        CELL_DATA["defines"]: " ".join(defined_names(_bindings(cell), cell.setup, cell.code)),
+        **inputs_attrs(cell.inputs),
         **extra,
     }
+    label = region_label or f"Python cell {index}"
     return tag(
         "div",
         attrs,
@@ -98,10 +105,16 @@ def render_cell(
         _setup(cell.setup, md),
         tag("div", {"class": CELL["static"]}, Raw(highlight_python(cell.code, md))),
         _toolbar(f"{cell_id}-hint"),
+        _inputs(cell, cell_id, label, outputs, variants or {}, figure_url),
         _outputs(outputs, figure_url, index),
         tag("p", {"class": CELL["note"]}, download_note),
         footer,
     ).html
+
+
+def _bindings(cell: Cell) -> str:
+    """The lines binding the cell's inputs to their defaults ("" without inputs)."""
+    return bindings(cell.inputs, default_key(cell.inputs)) if cell.inputs else ""
 
 
 def _setup(setup: str, md: Markdown) -> Raw | None:
@@ -147,22 +160,24 @@ def _toolbar(hint_id: str) -> Raw:
     )
 
 
+def _inputs(
+    cell: Cell, cell_id: str, label: str, outputs: list[Output], variants: dict, figure_url: FigureURL
+) -> Raw | None:
+    """The inputs' fieldset, with every pre-rendered combination: the defaults' (the cell's output) and the others."""
+    if not cell.inputs:
+        return None
+    shown = {key: output_parts(outs, figure_url) for key, outs in variants.items()}
+    if shown and outputs:
+        shown[key_text(default_key(cell.inputs))] = output_parts(outputs, figure_url)
+    return render_inputs(cell.inputs, cell_id, label, shown)
+
+
 def _outputs(outputs: list[Output], figure_url: FigureURL, index: int) -> Raw:
     """The output region: build-time output, in the classes the live output uses; figures are separate files.
 
     Empty (and hidden) when there is none, for the output of a Run.
     """
-    figures = 0
-    parts = []
-    for output in outputs:
-        if output.kind == "figure":
-            figures += 1
-            parts.append(_figure(output, figures, figure_url(output.png)))
-        elif output.kind in NOTICES:
-            notice = f"course-cell__notice course-cell__notice--{NOTICES[output.kind]}"
-            parts.append(tag("p", {"class": notice}, output.text))
-        else:
-            parts.append(tag("pre", {"class": f"{CELL['out']} {CELL['out']}--{output.kind}"}, output.text))
+    parts = output_parts(outputs, figure_url)
     label = tag("p", {"class": CELL["label"], "hidden": True}, _PRECOMPUTED) if parts else None
     attrs = {
         "class": CELL["output"],
@@ -174,6 +189,22 @@ def _outputs(outputs: list[Output], figure_url: FigureURL, index: int) -> Raw:
         "hidden": not parts,
     }
     return tag("div", attrs, label, *parts)
+
+
+def output_parts(outputs: list[Output], figure_url: FigureURL) -> list[Raw]:
+    """Build-time output as the page shows it: text in ``<pre>``, figures, the output limit's notices."""
+    figures = 0
+    parts = []
+    for output in outputs:
+        if output.kind == "figure":
+            figures += 1
+            parts.append(_figure(output, figures, figure_url(output.png)))
+        elif output.kind in NOTICES:
+            notice = f"course-cell__notice course-cell__notice--{NOTICES[output.kind]}"
+            parts.append(tag("p", {"class": notice}, output.text))
+        else:
+            parts.append(tag("pre", {"class": f"{CELL['out']} {CELL['out']}--{output.kind}"}, output.text))
+    return parts
 
 
 def _figure(output: Output, number: int, source: str) -> Raw:

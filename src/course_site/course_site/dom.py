@@ -12,5 +12,6 @@ from pathlib import Path
 NAMES = json.loads((Path(__file__).parent / "assets" / "js" / "dom.json").read_text())
 CELL: dict[str, str] = NAMES["cell"]
 CELL_DATA: dict[str, str] = NAMES["cellData"]
+INPUTS: dict[str, str] = NAMES["inputs"]
 QUIZ: dict[str, str] = NAMES["quiz"]
 QUIZ_DATA: dict[str, str] = NAMES["quizData"]

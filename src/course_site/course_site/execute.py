@@ -38,6 +38,7 @@ from pathlib import Path
 from .errors import LessonError
 from .exercises import Exercise
 from .fences import Block, Cell
+from .inputs import bindings, default_key, describe, key_text, precomputed_keys
 from .site_assets import LocalPython, OutputLimits, SettingsError
 
 PY_ASSETS = Path(__file__).parent / "assets" / "py"  # the Python the browser also runs (cell_exec.py)
@@ -174,6 +175,17 @@ class PageRunner:
         outputs = iter([[Output.from_json(o) for o in outs] for outs in reply["outputs"]])
         return [next(outputs) if cell.options.execute else [] for cell in cells]
 
+    def variants(self, cells: list[Cell]) -> list[dict[str, list[Output]]]:
+        """Each cell's outputs for the other combinations of its inputs that the build pre-renders,
+        by combination (`inputs.key_text`); empty for a cell without them. Call after `run`."""
+        runnable = _runnable(cells)
+        reply = self._cached(self._cells_key(runnable)) if runnable else None
+        found = (reply or {}).get("variants", {})
+        return [
+            {key: [Output.from_json(o) for o in outs] for key, outs in found.get(str(n), {}).items()}
+            for n, _ in enumerate(cells, start=1)
+        ]
+
     def prove(self, exercises: list[Exercise]) -> None:
         """Prove a page's exercises: each solution passes its check, each starter fails it.
 
@@ -220,36 +232,45 @@ class PageRunner:
         """Run the job's cells, then prove its exercises; yield each message; raise at the first failure."""
         cells, exercises = job.cells, job.exercises
         log.info(f"course: {job.path}: {_work_text(len(cells), len(exercises))} in Pyodide")
-        request = {"cells": [{"number": n, "code": c.code, "setup": c.setup} for n, c in cells.items()]}
+        request = {"cells": [{"number": n, **_cell_request(c)} for n, c in cells.items()]}
         fields = ("setup", "starter", "check", "solution")
         request["exercises"] = [{name: getattr(exercise, name) for name in fields} for exercise in exercises]
         clock = _PageClock()
         replies = []
+        variants: dict[str, dict[str, list[dict]]] = {}  # cell number -> combination -> outputs
         for message in self._exchange(request, job):
             clock.note(message["type"])
             yield message
-            if message["type"] == "cell":
+            if message["type"] == "variant":
+                variants.setdefault(str(message["number"]), {})[message["key"]] = self._cell_reply(cells, message)
+            elif message["type"] == "cell":
                 replies.append(self._cell_reply(cells, message))
                 if len(replies) == len(cells):
-                    self._store(job.cells_key, {"outputs": replies})
+                    self._store(job.cells_key, {"outputs": replies, "variants": variants})
             elif message["type"] == "verdicts":
                 _raise_unproven(exercises, message["verdicts"])
                 self._store(job.exercises_key, {"verdicts": message["verdicts"]})
         log.info(f"course: {job.path}: {clock.summary(len(cells), len(exercises), self.timeout)}")
 
     def _cell_reply(self, cells: dict[int, Cell], message: dict) -> list[dict]:
-        """A cell's outputs with the browser's notices; raises `LessonError` if the cell raised."""
+        """A cell's outputs with the browser's notices; raises `LessonError` if the cell raised.
+
+        A ``variant`` message is a run with another combination of the cell's inputs (``key``).
+        """
         outputs = [_with_notice(o, self.settings.limits) for o in message["outputs"]]
         if not message["ok"]:
             error = "\n".join(o["text"] for o in outputs if o["kind"] == "error")
-            raise _cell_error(cells, message["number"], error, self.versions)
+            cell = cells[message["number"]]
+            key = tuple(map(int, message["key"].split(","))) if "key" in message else default_key(cell.inputs)
+            raise _cell_error(cells, message["number"], error, self.versions, describe(cell.inputs, key))
         return outputs
 
     def _exchange(self, request: dict, job: _Job) -> Iterator[dict]:
         """Send ``request`` to a fresh Node runner; yield its messages until it ends.
 
         Errors before any cell starts point at the page's first cell (or exercise); when the time is
-        up, at the cell still running. The cells have ``timeout`` seconds, then the exercises too.
+        up, at the cell still running. The cells have ``timeout`` seconds, then the exercises too;
+        the runs of a cell's other pre-rendered combinations of inputs are not counted.
         """
         python = self.python
         request = {
@@ -271,7 +292,7 @@ class PageRunner:
         with _NodeProcess(request) as process:
             running = None
             ready = False
-            deadline = time.monotonic() + STARTUP_TIMEOUT
+            deadline, mark = time.monotonic() + STARTUP_TIMEOUT, time.monotonic()
             while True:
                 message = process.next_message(deadline)
                 if message is None:
@@ -281,6 +302,9 @@ class PageRunner:
                 if message["type"] in ("ready", "proving"):
                     ready = True
                     deadline = time.monotonic() + self.timeout
+                if message["type"] == "variant":  # another combination of a cell's inputs: not counted
+                    deadline += time.monotonic() - mark
+                mark = time.monotonic()
                 if message["type"] == "proving":
                     first, running, cells = job.exercises[0].block, None, None
                 elif message["type"] == "started":
@@ -292,7 +316,7 @@ class PageRunner:
                 yield message
 
     def _cells_key(self, cells: dict[int, Cell]) -> str:
-        return self._key([(c.setup, c.code) for c in cells.values()])
+        return self._key([(c.setup, c.code, *_inputs_request(c)) for c in cells.values()])
 
     def _exercises_key(self, exercises: list[Exercise]) -> str:
         fields = ("setup", "starter", "check", "solution")
@@ -311,6 +335,24 @@ class PageRunner:
         tmp = self.cache_dir / f"{key}.{threading.get_ident()}.tmp"
         tmp.write_text(json.dumps(reply))
         tmp.replace(self.cache_dir / f"{key}.json")
+
+
+def _inputs_request(cell: Cell) -> list:
+    """What the runner needs of a cell's inputs: the defaults' bindings, then each other combination
+    to pre-render with its bindings; nothing for a cell without inputs (so its cache key stays)."""
+    if not cell.inputs:
+        return []
+    default = default_key(cell.inputs)
+    others = [key for key in precomputed_keys(cell.inputs, cell.options.precompute) if key != default]
+    return [bindings(cell.inputs, default), [[key_text(k), bindings(cell.inputs, k)] for k in others]]
+
+
+def _cell_request(cell: Cell) -> dict:
+    request = {"code": cell.code, "setup": cell.setup}
+    if cell.inputs:
+        inputs, variants = _inputs_request(cell)
+        request.update(inputs=inputs, variants=[{"key": key, "inputs": text} for key, text in variants])
+    return request
 
 
 def _runnable(cells: list[Cell]) -> dict[int, Cell]:
@@ -486,10 +528,11 @@ def shipped_versions(lock_text: str, preload: list[str]) -> str:
     return f"Pyodide {lock['info']['version']} (Python {lock['info']['python']}) with {listed}"
 
 
-def _cell_error(cells: dict[int, Cell], failed: int, error: str, versions: str) -> LessonError:
+def _cell_error(cells: dict[int, Cell], failed: int, error: str, versions: str, inputs: str = "") -> LessonError:
     """A `LessonError` at the Markdown line where cell number ``failed`` raised.
 
-    The hint says that cells run in the learner's Python: ``versions`` names it.
+    The hint says that cells run in the learner's Python: ``versions`` names it; ``inputs``, the
+    values of the cell's inputs it ran with.
     """
     cell = cells[failed]
     frames = [m for m in _FRAME.finditer(error) if int(m["n"]) == failed]
@@ -499,7 +542,8 @@ def _cell_error(cells: dict[int, Cell], failed: int, error: str, versions: str) 
         f"Cells run at build time in the Python a learner's browser runs, {versions}: an API newer than "
         "these, or a module the site does not ship, fails here as it would for every learner."
     )
-    return LessonError(cell.block.path, line, f"cell {failed} of the page raised", f"{traceback.rstrip()}\n{hint}")
+    what = f"cell {failed} of the page raised" + (f" with its inputs {inputs}" if inputs else "")
+    return LessonError(cell.block.path, line, what, f"{traceback.rstrip()}\n{hint}")
 
 
 def _markdown_line(cells: dict[int, Cell], frame: re.Match[str]) -> int:

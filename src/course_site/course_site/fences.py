@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from .errors import LessonError
+from .inputs import PRECOMPUTE_DEFAULT, Input, parse_inputs
 
 CELL = "pyodide"
 QUIZ = "quiz"
@@ -29,7 +30,7 @@ _LANG = re.compile(r"^\{?\s*\.?(?P<lang>[\w-]+)")
 _OPTION = re.compile(r"""(?P<key>[A-Za-z][\w-]*)(?:=(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>\S+)))?""")
 _SECTION = re.compile(r"^#\s*---\s*(?P<name>[\w-]+)\s*---\s*$")
 
-CELL_SECTIONS = ("setup", "code")
+CELL_SECTIONS = ("setup", "inputs", "code")
 EXERCISE_SECTIONS = ("setup", "code", "check", "solution", "hint")  # in a fence with exercise="Title"
 HEIGHT_RANGE = (3, 40)
 
@@ -41,6 +42,7 @@ class CellOptions:
     height: int | None = None  # editor height in lines; None fits the code
     autorun: bool = False  # run as soon as Python is ready
     execute: bool = True  # run at build time and embed the output
+    precompute: int = PRECOMPUTE_DEFAULT  # pre-render every combination of the inputs up to this many
 
 
 @dataclass
@@ -89,6 +91,7 @@ class Cell:
     code_line: int  # Markdown line of the first visible code line
     setup_line: int
     options: CellOptions
+    inputs: tuple[Input, ...] = ()  # the ``# --- inputs ---`` section, parsed (`inputs`)
 
 
 def scan(markdown: str, path: str, first_line: int = 1) -> list[Block]:
@@ -235,11 +238,17 @@ def to_cell(block: Block) -> Cell:
     sections = _split_sections(block)
     setup_line, setup = sections.get("setup", (block.body_line, ""))
     code_line, code = sections["code"]
-    return Cell(block, code, setup, code_line, setup_line, options)
+    inputs_line, inputs_text = sections.get("inputs", (block.body_line, ""))
+    inputs = parse_inputs(inputs_text, block.path, inputs_line)
+    if "inputs" in sections and not inputs:
+        raise LessonError(block.path, inputs_line, "the '# --- inputs ---' section defines no input")
+    if "precompute" in block.options and not inputs:
+        raise LessonError(block.path, block.line, "precompute=\"...\" needs an '# --- inputs ---' section in the cell")
+    return Cell(block, code, setup, code_line, setup_line, options, inputs)
 
 
 def cell_options(block: Block) -> CellOptions:
-    known = {"height", "autorun", "execute"}
+    known = {"height", "autorun", "execute", "precompute"}
     unknown = sorted(set(block.options) - known)
     if unknown:
         raise LessonError(
@@ -251,7 +260,19 @@ def cell_options(block: Block) -> CellOptions:
         height=_height(block),
         autorun=_boolean(block, "autorun", default=False),
         execute=_boolean(block, "execute", default=True),
+        precompute=_precompute(block),
     )
+
+
+def _precompute(block: Block) -> int:
+    raw = block.options.get("precompute")
+    if raw is None:
+        return PRECOMPUTE_DEFAULT
+    if not raw.isdigit():
+        raise LessonError(
+            block.path, block.line, f'precompute="{raw}" must be a whole number of combinations (0: none)'
+        )
+    return int(raw)
 
 
 def _height(block: Block) -> int | None:

@@ -9,7 +9,7 @@ asked for, numbered after the page's other blocks, and shown without build-time 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import count
 
 from .errors import LessonError
@@ -28,6 +28,7 @@ class PendingCell:
     cell: Cell
     index: int
     outputs: list[Output]
+    variants: dict[str, list[Output]] = field(default_factory=dict)  # other pre-rendered combinations of its inputs
 
 
 @dataclass(frozen=True)
@@ -82,11 +83,12 @@ class LessonBlocks:
         exercises, cells = page_work(blocks)
         quizzes = [parse_quiz(block) for block in blocks if block.lang == QUIZ]
         outputs = runner.run(cells) if runner and cells else [[] for _ in cells]
+        variants = runner.variants(cells) if runner and cells else [{} for _ in cells]
         if runner:
             runner.prove(exercises)
         # Cells and exercises share the cell numbering (their elements' ids); exercises are numbered apart too.
         indices, exercise_numbers, quiz_numbers = count(1), count(1), count(1)
-        cell_items, output_items = iter(cells), iter(outputs)
+        cell_items, output_items, variant_items = iter(cells), iter(outputs), iter(variants)
         exercise_items, quiz_items = iter(exercises), iter(quizzes)
         self.blocks: dict[int, Block] = dict(enumerate(blocks, start=1))
         self.pending: dict[int, PendingCell | PendingExercise | PendingQuiz] = {}
@@ -96,7 +98,9 @@ class LessonBlocks:
             elif is_exercise(block):
                 self.pending[number] = PendingExercise(next(exercise_items), next(exercise_numbers), next(indices))
             else:
-                self.pending[number] = PendingCell(next(cell_items), next(indices), next(output_items))
+                self.pending[number] = PendingCell(
+                    next(cell_items), next(indices), next(output_items), next(variant_items)
+                )
         self.counts = {CELL: len(cells) + len(exercises), EXERCISE: len(exercises), QUIZ: len(quizzes)}
 
     def take(self, lang: str, body: str, options: dict[str, str]) -> PendingCell | PendingExercise | PendingQuiz:

@@ -30,7 +30,8 @@ from nbformat import v4
 
 from .execute import Output
 from .exercises import Exercise
-from .fences import QUIZ, fence_end
+from .fences import QUIZ, Cell, fence_end
+from .inputs import bindings, default_key
 from .lesson_page import LessonBlocks, PendingCell, PendingExercise
 from .markup import tag
 from .quiz import Quiz, parse_quiz
@@ -160,7 +161,16 @@ def _code_cell(pending: PendingCell, counter: _Counter) -> nbformat.NotebookNode
     ran = cell.options.execute and bool(pending.outputs)
     count = counter.next() if cell.options.execute else None
     outputs = list(_outputs(pending.outputs, count)) if ran else []
-    return v4.new_code_cell(_code_source(cell.setup, cell.code), execution_count=count, outputs=outputs)
+    code = _code_source(cell.setup, cell.code)
+    return v4.new_code_cell(_with_inputs(cell, code), execution_count=count, outputs=outputs)
+
+
+def _with_inputs(cell: Cell, code: str) -> str:
+    """The cell's inputs bound to their defaults above its code: the page's sliders are plain values here."""
+    if not cell.inputs:
+        return code
+    note = "# The inputs of this cell on the page, at their defaults: change the values and run it again.\n"
+    return f"{note}{bindings(cell.inputs, default_key(cell.inputs))}\n{code}"
 
 
 def _outputs(outputs: list[Output], count: int | None) -> Iterator[nbformat.NotebookNode]:

@@ -278,7 +278,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
             return block.html
         if isinstance(block, PendingExercise):
             return self._exercise(block, md)
-        return self._cell(block.cell, block.index, block.outputs, md)()
+        return self._cell(block.cell, block.index, block.outputs, md)(variants=block.variants)
 
     def _cell(self, cell: Cell, index: int, outputs: list, md: Markdown, source: str = "") -> partial[str]:
         """`render_cell` with this cell's arguments; ``source`` is more code whose packages it needs."""

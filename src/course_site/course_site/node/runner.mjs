@@ -10,6 +10,8 @@
 // Writes one JSON object per line on stdout:
 //   {type: "ready", version}                 Pyodide started, preloaded packages imported
 //   {type: "started", number}                cell `number` starts (its packages load first)
+//   {type: "variant", number, key, ok, outputs}  the cell run first with another combination of
+//                                            its inputs (`key`), before the run with their defaults
 //   {type: "cell", number, ok, outputs}      outputs: {kind, text, png?}, {kind: "capped"},
 //                                            {kind: "dropped", lines, chars}
 //   {type: "proving"}                        the exercises' proof starts
@@ -79,17 +81,30 @@ async function main() {
   process.stdout.write("", () => process.exit(0));
 }
 
-/* Run one cell as the browser's worker does: load its packages, run setup then code. */
+/* Run one cell as the browser's worker does: load its packages, run setup then code.  A cell
+ * with inputs runs first with each other combination to pre-render (its `variants`), then with
+ * the inputs' defaults, so that the cells below see the namespace of its defaults. */
 async function runCell(cell) {
   send({ type: "started", number: cell.number });
   await loadPackages([cell.setup, cell.code]);
+  for (const variant of cell.variants ?? []) {
+    const { ok, outputs } = await runOnce(cell, variant.inputs);
+    send({ type: "variant", number: cell.number, key: variant.key, ok, outputs });
+    if (!ok) return false;
+  }
+  const { ok, outputs } = await runOnce(cell, cell.inputs ?? "");
+  send({ type: "cell", number: cell.number, ok, outputs });
+  return ok;
+}
+
+async function runOnce(cell, inputs) {
   output = new RunOutput(request.limits);
   const emit = (kind, text, png) => output.emit(kind, text, png);
-  let ok = runner.run(cell.number, cell.setup, cell.code, emit);
+  let ok = runner.run(cell.number, cell.setup, cell.code, emit, inputs);
   if (typeof ok !== "boolean") ok = await ok; // a cell that awaits at top level
-  send({ type: "cell", number: cell.number, ok, outputs: output.finish() });
+  const outputs = output.finish();
   output = null;
-  return ok;
+  return { ok, outputs };
 }
 
 /* Prove the exercises: each solution must pass its check, each starter fail it (runner.py). */

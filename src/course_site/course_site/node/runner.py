@@ -43,9 +43,11 @@ def install_font_list(font_list: str) -> None:
     Path(importlib.util.find_spec("matplotlib").origin).with_name("fontlist.json").write_text(font_list)
 
 
-def run(number: int, setup: str, code: str, emit: JsEmit) -> Outcome:
-    """Run cell ``number`` (its hidden setup first) in the page's namespace: True, False, or a coroutine."""
-    sources = [(setup, f"<setup {number}>")] if setup.strip() else []
+def run(number: int, setup: str, code: str, emit: JsEmit, inputs: str = "") -> Outcome:
+    """Run cell ``number`` (its inputs' bindings and hidden setup first) in the page's namespace:
+    True, False, or a coroutine."""
+    sources = [(inputs, f"<inputs {number}>")] if inputs else []
+    sources += [(setup, f"<setup {number}>")] if setup.strip() else []
     sources.append((code, f"<cell {number}>"))
     return run_cells(sources, __main__.__dict__, emit=lambda kind, payload: _emit(emit, kind, payload))
 

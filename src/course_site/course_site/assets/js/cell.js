@@ -18,10 +18,16 @@
  * data-status="ok" | "error" | "stopped" once a run has ended.  Edits are kept
  * across reloads and reach the page's other tabs (edits.js); an edit of code that a
  * deploy changed is offered back with a "Restore my edit" button (course-cell__changed).
+ * A cell with inputs (inputs.js) re-runs as they change: a run still queued takes the latest
+ * values when it is sent, a run already running finishes and one more follows it with the latest
+ * values; such a run keeps the previous output until its own is complete, then swaps it in, and
+ * the inputs' status says so once.  Before Python is ready, a combination the build pre-rendered
+ * is shown at once, without a run.
  */
 import { appendSegments, render, TerminalOutput } from "./ansi.js";
 import { completion } from "./complete.js";
 import { EditStore } from "./edits.js";
+import { CellInputs } from "./inputs.js";
 import { undefinedName } from "./notebook.js";
 import { MessageType } from "./protocol.js";
 import names from "./dom_names.js";
@@ -165,6 +171,7 @@ export class Cell {
     const label = this.output.querySelector(`.${CELL.label}`);
     if (label) label.hidden = false;
     this.renderPrecomputed();
+    this.enhanceInputs();
     this.showEdited();
     this.showEarlierEdit();
     this.stopWatchingEdits = this.edits.watch(({ code }) => this.editedElsewhere(code ?? this.original));
@@ -215,6 +222,44 @@ export class Cell {
     } finally {
       this.fromOtherTab = false;
     }
+  }
+
+  /** The cell's inputs (inputs.js), if it has any: enabled, restored, and each change shown or run. */
+  enhanceInputs() {
+    const fieldset = this.root.querySelector(`.${names.inputs.root}`);
+    if (!fieldset) return;
+    this.inputs = new CellInputs(this.root, fieldset, this.edits);
+    // Their own status announces each update, once: the output region is not read out as well.
+    this.output.setAttribute("aria-live", "off");
+    this.inputs.addEventListener("change", () => this.inputsChanged());
+    if (!this.inputs.atDefaults) this.inputsChanged();
+  }
+
+  /** An input changed: show its pre-rendered output at once, if the build made one (and the code
+   * is the lesson's); run the cell unless that output stands in while Python is not ready. */
+  inputsChanged() {
+    const template = this.code === this.original ? this.inputs.precomputed() : null;
+    if (template) {
+      this.showVariant(template);
+      if (this.kernel.state !== "ready") {
+        this.inputs.announce(`Output shown for ${this.inputs.describe()}.`);
+        return;
+      }
+    }
+    if (!this.job) this.run({ fromInputs: true });
+    else if (this.job.phase !== "queued") this.rerun = true; // at most one run behind the one running
+  }
+
+  /** Show a pre-rendered combination's output in place of the output. */
+  showVariant(template) {
+    for (const url of this.objectURLs) URL.revokeObjectURL(url);
+    this.objectURLs = [];
+    const visible = this.shownOutput ?? this.output;
+    const label = visible.querySelector(`.${CELL.label}`);
+    visible.replaceChildren(...(label ? [label] : []), template.content.cloneNode(true));
+    if (label) label.hidden = false;
+    visible.setAttribute(DATA.precomputed, "true");
+    visible.hidden = false;
   }
 
   /** Build-time output as live output looks: terminal sequences rendered, not printed raw. */
@@ -342,7 +387,7 @@ export class Cell {
   }
 
   setStatus(text, state, { progress = null } = {}) {
-    if (this.status.textContent !== text) this.status.textContent = text;
+    if (this.status.textContent !== text && !this.quiet) this.status.textContent = text;
     this.root.setAttribute(DATA.state, state);
     // While bytes count up, screen readers wait for the outcome instead of
     // reading every number.
@@ -394,9 +439,11 @@ export class Cell {
 
   /* ---------------------------------------------------------------- actions */
 
-  run() {
+  /** Queue a run; `fromInputs`: an input changed, so the output stays until the new one is complete. */
+  run({ fromInputs = false } = {}) {
     if (this.job) return; // already queued or running: ignore
     this.hasOwnStatus = true;
+    this.quiet = fromInputs; // the inputs' status says when it is done, the cell's status keeps still
     this.root.setAttribute("aria-busy", "true");
     this.root.removeAttribute(DATA.status);
     this.runButton.setAttribute("aria-disabled", "true");
@@ -408,6 +455,8 @@ export class Cell {
       check: this.root.getAttribute(DATA.check), // an exercise's check; null for a cell
       packages: (this.root.getAttribute(DATA.packages) || "").split(" ").filter(Boolean),
       onEvent: (msg) => this.onEvent(msg),
+      inputs: this.inputs ? () => this.inputs.bindings() : null,
+      buffered: fromInputs,
     });
   }
 
@@ -420,6 +469,7 @@ export class Cell {
     this.edits.forgetEarlier();
     this.showEarlierEdit();
     this.setEditorCode(this.original);
+    this.inputs?.reset();
   }
 
   async copy() {
@@ -517,6 +567,7 @@ export class Cell {
 
   finish(job, msg) {
     this.flush();
+    this.commitOutput();
     this.job = null;
     this.root.removeAttribute("aria-busy");
     this.root.setAttribute(DATA.status, FINAL_STATUS[msg.status] || "error");
@@ -560,7 +611,22 @@ export class Cell {
         this.setStatus("Error", "error");
     }
     const done = { status: this.root.getAttribute(DATA.status), code: job?.code ?? this.code, check: msg.check };
+    if (this.quiet) this.inputsRunDone(done.status);
     for (const listener of this.runDoneListeners) listener(done);
+  }
+
+  /** A run for changed inputs ended: announce it once, or run again for values that changed meanwhile. */
+  inputsRunDone(status) {
+    this.quiet = false;
+    if (this.rerun && (status === "ok" || status === "error")) {
+      this.rerun = false;
+      this.run({ fromInputs: true });
+      return;
+    }
+    this.rerun = false;
+    const values = this.inputs.describe();
+    this.inputs.announce(status === "ok" ? `Output updated for ${values}.` : `The run for ${values} did not complete.`);
+    if (status !== "ok") this.setStatus(status === "stopped" ? "Stopped" : "Error", status === "stopped" ? "stopped" : "error");
   }
 
   /** Jupyter's execution count and the time of the run: which run the output is from. */
@@ -575,7 +641,31 @@ export class Cell {
 
   beginLiveOutput() {
     this.pending = [];
-    this.clearOutput();
+    if (!this.job?.buffered) {
+      this.clearOutput();
+      return;
+    }
+    // Written into a copy out of the page, swapped in when complete (commitOutput): no flicker.
+    this.shownOutput = this.output;
+    this.shownURLs = this.objectURLs;
+    this.objectURLs = [];
+    this.figureCount = 0;
+    this.lastPre = null;
+    this.output = this.output.cloneNode(false);
+  }
+
+  /** A buffered run ended: its output replaces the one shown. */
+  commitOutput() {
+    const shown = this.shownOutput;
+    if (!shown) return;
+    const live = this.output;
+    this.shownOutput = null;
+    this.output = shown;
+    for (const url of this.shownURLs) URL.revokeObjectURL(url);
+    this.shownURLs = [];
+    shown.replaceChildren(...live.childNodes);
+    shown.setAttribute(DATA.precomputed, "false");
+    this.updateEmpty();
   }
 
   clearOutput() {

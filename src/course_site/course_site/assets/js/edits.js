@@ -6,12 +6,15 @@
  * lesson's cell, the edit no longer fits it: it is not deleted but kept as
  * `earlier` until the learner restores it (it becomes the edit of the new code)
  * or resets the cell.
+ * A cell's inputs (inputs.js) keep their values beside its edit, under "course-inputs:<page path>:<cell
+ * index>": {"<name>": position of the value, …}, absent while every input is at its default.
  * Another tab's save of the same cell arrives as a `storage` event (watch()).
  * Storage that is full, disabled or throws never breaks a cell: every access is
  * wrapped, and a failed one just means the edit is not kept.
  */
 
 const PREFIX = "course-edit:";
+const INPUTS_PREFIX = "course-inputs:";
 
 /** FNV-1a (32 bit) of a string's UTF-16 code units, as 8 hex digits. */
 export function codeHash(text) {
@@ -64,6 +67,7 @@ export function writeEntry(hash, code, earlier) {
 export class EditStore {
   constructor(index, original) {
     this.key = `${PREFIX}${location.pathname}:${index}`;
+    this.inputsKey = `${INPUTS_PREFIX}${location.pathname}:${index}`;
     this.hash = codeHash(original);
     this.code = null; // the learner's edit of the lesson's code, or null
     this.earlier = null; // an edit of an earlier version of the cell, or null
@@ -91,6 +95,34 @@ export class EditStore {
   forgetEarlier() {
     this.earlier = null;
     this.write();
+  }
+
+  /** The kept values of the cell's inputs ({name: position}), or null. */
+  loadInputs() {
+    try {
+      const values = JSON.parse(storage()?.getItem(this.inputsKey) ?? "null");
+      return values && typeof values === "object" && !Array.isArray(values) ? values : null;
+    } catch {
+      return null; // unreadable: the defaults
+    }
+  }
+
+  /** Keep the values of the cell's inputs ({name: position}). */
+  saveInputs(values) {
+    try {
+      storage()?.setItem(this.inputsKey, JSON.stringify(values));
+    } catch {
+      // full or disabled: the values live until the page is left
+    }
+  }
+
+  /** Forget the values of the cell's inputs (they are the defaults again). */
+  forgetInputs() {
+    try {
+      storage()?.removeItem(this.inputsKey);
+    } catch {
+      // disabled: nothing was kept
+    }
   }
 
   /**

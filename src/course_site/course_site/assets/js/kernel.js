@@ -103,7 +103,9 @@ export class Kernel extends EventTarget {
     for (const event of early?.events.splice(0) ?? []) worker[`on${event.type}`]?.(event);
   }
 
-  /** Queue a run. `job` = {code, setup, check (an exercise's; else null), filename, onEvent(msg)}; returns the job. */
+  /** Queue a run. `job` = {code, setup, check (an exercise's; else null), filename, onEvent(msg), inputs?()}; returns
+   * the job.  `inputs()` gives the bindings of a cell's inputs, read when the run is sent, so that a queued run
+   * takes the values its inputs have then (the latest wins). */
   run(job) {
     job.id = nextRunId++;
     job.phase = "queued";
@@ -221,6 +223,7 @@ export class Kernel extends EventTarget {
     if (this.interruptView) Atomics.store(this.interruptView, 0, 0);
     this.worker.postMessage({
       type: MessageType.RUN, id: job.id, code: job.code, setup: job.setup || "", check: job.check ?? null, filename: job.filename,
+      inputs: job.inputs?.() ?? "",
       maxLines: Number(this.settings?.output_max_lines) || DEFAULT_LIMITS.maxLines,
       maxChars: Number(this.settings?.output_max_chars) || DEFAULT_LIMITS.maxChars,
     });

@@ -36,7 +36,7 @@ export const MessageType = Object.freeze({
 /* page -> worker */
 
 /** @typedef {{type: "interrupt-buffer", buffer: SharedArrayBuffer}} InterruptBufferMessage  cross-origin isolated pages: Stop writes SIGINT into it */
-/** @typedef {{type: "run", id: number, code: string, setup: string, check: string|null, filename: string, maxLines: number, maxChars: number}} RunMessage  `check`: an exercise's, run after the code in a fresh namespace */
+/** @typedef {{type: "run", id: number, code: string, setup: string, check: string|null, filename: string, maxLines: number, maxChars: number, inputs: string}} RunMessage  `check`: an exercise's, run after the code in a fresh namespace; `inputs`: Python lines binding a cell's inputs to their values, run before the setup (inputs.js) */
 /** @typedef {{type: "cancel", id: number}} CancelMessage  drop a run whose packages are still loading */
 /** @typedef {{type: "prefetch", packages: string[]}} PrefetchMessage  a Run queued while Python starts: download its wheels now */
 /** @typedef {{type: "snapshot"}} SnapshotMessage  Python is idle: keep a snapshot for the next visit, unless this one restored one (worker/snapshot.js) */

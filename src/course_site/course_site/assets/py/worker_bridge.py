@@ -83,12 +83,14 @@ def emit(kind: str, payload: Any) -> None:
         emit_text(kind, str(payload))
 
 
-def run(code: str, setup: str, filename: str) -> cell_exec.Outcome:
-    """Run ``setup`` (if any), then ``code``, in the page's one namespace; False after an error.
+def run(code: str, setup: str, filename: str, inputs: str = "") -> cell_exec.Outcome:
+    """Run the bindings of the cell's ``inputs`` and ``setup`` (if any), then ``code``, in the page's
+    one namespace; False after an error.
 
     A cell that awaits at top level gives a coroutine instead, which the worker awaits.
     """
-    sources = [(setup, "<setup>")] if setup else []
+    sources = [(inputs, "<inputs>")] if inputs else []
+    sources += [(setup, "<setup>")] if setup else []
     return cell_exec.run_cells([*sources, (code, filename)], __main__.__dict__, emit=emit)
 
 

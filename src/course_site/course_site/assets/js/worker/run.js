@@ -89,7 +89,7 @@ async function run(msg) {
     if (typeof msg.check === "string") {
       ({ ok, check } = exerciseOutcome(python.bridge.run_exercise(msg.code, msg.setup || "", msg.check, msg.filename)));
     } else {
-      ok = await outcome(python.bridge.run(msg.code, msg.setup || "", msg.filename));
+      ok = await outcome(python.bridge.run(msg.code, msg.setup || "", msg.filename, msg.inputs || ""));
     }
     status = ok ? "ok" : "error";
   } catch (err) {
