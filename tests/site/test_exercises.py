@@ -392,3 +392,44 @@ def test_two_exercises_with_one_title_are_reported_with_why_titles_must_differ()
         f'{PATH}:13: two exercises of this page are titled "pairs!" (the first at line 3); '
         "titles name the learner's saved progress, so they must differ"
     )
+
+
+TASKED = PAGE.replace(
+    '```pyodide exercise="The period of a pair" height="6"\n',
+    '```pyodide exercise="The period of a pair" height="6"\n'
+    "# --- task ---\nSet `period` to the number of positions pair 0 needs for **one full turn** ($2\\pi$).\n\n"
+    "- a list item\n",
+)
+
+
+def test_the_task_section_is_markdown_shown_above_the_editor():
+    [exercise] = exercises_of(TASKED)
+    assert exercise.task.startswith("Set `period` to") and exercise.task.endswith("- a list item")
+    assert exercise.task_line == 5
+    assert exercise.starter == "period = None  # the period of pair 0"
+    html = render(exercise)
+    task = html.index('<div class="course-exercise__task">')
+    assert html.index('class="course-exercise__title"') < task < html.index('class="course-cell__static"')
+    assert "<strong>one full turn</strong>" in html and "<code>period</code>" in html
+    assert '<ul>\n<li>a list item</li>\n</ul>' in html and 'class="arithmatex"' in html
+
+
+def test_an_exercise_without_a_task_has_no_task_block():
+    [exercise] = exercises_of(PAGE)
+    assert (exercise.task, exercise.task_line) == ("", None)
+    assert "course-exercise__task" not in render(exercise)
+
+
+def test_an_empty_task_is_an_error_at_its_marker():
+    page = TASKED.replace(
+        "# --- task ---\nSet `period` to the number of positions pair 0 needs for **one full turn** ($2\\pi$).\n\n"
+        "- a list item\n",
+        "# --- task ---\n\n",
+    )
+    with pytest.raises(LessonError, match=r"lessons/99-exercises.md:4: the exercise's '# --- task ---' is empty"):
+        exercises_of(page)
+
+
+def test_a_task_outside_an_exercise_says_so():
+    with pytest.raises(LessonError, match="'# --- task ---' outside an exercise"):
+        to_cell(scan("```pyodide\n# --- task ---\nDo it.\n# --- code ---\nx = 1\n```\n", PATH)[0])

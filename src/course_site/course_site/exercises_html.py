@@ -11,6 +11,8 @@ these classes and attributes:
     ``data-check-code``: the hidden check (sent with each run); ``data-solution``: the solution's code.
 ``.course-exercise__title`` (``id="exercise-<title slug>"``)
     the title, and the "Solved" badge ``.course-exercise__solved``, ``hidden`` until solved.
+``.course-exercise__task``
+    the task, Markdown rendered to HTML, above the editor (absent when the exercise has no task).
 ``.course-exercise__check`` (``role="status"``)
     the check's verdict after each run (``data-check="pass"`` or ``"fail"``).
 ``.course-exercise__actions`` (``hidden`` without JavaScript)
@@ -62,8 +64,8 @@ def render_exercise(
 ) -> str:
     """Return the exercise's HTML: ``render_cell`` (of ``exercise.cell()``) given the exercise's parts.
 
-    ``number`` numbers the exercises of a page from 1; ``markdown`` renders a
-    hint, ``highlight`` the solution's Python code.
+    ``number`` numbers the exercises of a page from 1; ``markdown`` renders the
+    task and a hint, ``highlight`` the solution's Python code.
     """
     attrs = {
         "class": EXERCISE_CLASS,
@@ -78,6 +80,9 @@ def render_exercise(
         f": {exercise.title} ",
         tag("span", {"class": "course-exercise__solved", "hidden": True}, "Solved"),
     )
+    if exercise.task:
+        task = tag("div", {"class": "course-exercise__task"}, Raw(markdown(exercise.task)))
+        title = Raw(title.html + task.html)
     footer = Raw(
         "".join(
             part.html

@@ -284,6 +284,7 @@ export class Cell {
           completion(cm, this), // names, attributes and keyword arguments from Jedi (complete.js)
           indentUnit.of("    "),
           EditorState.tabSize.of(4),
+          EditorView.lineWrapping, // no code is hidden at any width (course.css indents the continuation)
           keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
           EditorView.contentAttributes.of({
             "aria-label": `Python code, cell ${this.index}`,
