@@ -411,7 +411,7 @@ def test_the_task_section_is_markdown_shown_above_the_editor():
     task = html.index('<div class="course-exercise__task">')
     assert html.index('class="course-exercise__title"') < task < html.index('class="course-cell__static"')
     assert "<strong>one full turn</strong>" in html and "<code>period</code>" in html
-    assert '<ul>\n<li>a list item</li>\n</ul>' in html and 'class="arithmatex"' in html
+    assert "<ul>\n<li>a list item</li>\n</ul>" in html and 'class="arithmatex"' in html
 
 
 def test_an_exercise_without_a_task_has_no_task_block():

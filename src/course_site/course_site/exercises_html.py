@@ -23,7 +23,8 @@ these classes and attributes:
     the solution's code in ``[aria-label="Solution"]``, and
     ``button[data-action="use-solution"]`` (``hidden`` without JavaScript).
 ``p.course-progress`` (``hidden`` without JavaScript)
-    the course's progress; ``data-exercise-ids`` is the JSON list of every exercise's id.
+    the course's progress, labelled "Your progress:", its count in ``.course-progress__count``;
+    ``data-exercise-ids`` is the JSON list of every exercise's id.
 """
 
 from __future__ import annotations
@@ -148,9 +149,11 @@ def _solution(exercise: Exercise, highlight: ToHTML) -> Raw:
 
 
 def render_progress(exercise_ids: list[str]) -> str:
-    """The home page's "3 of 7 exercises solved", filled in by ``exercise.js`` (``showProgress``)."""
+    """The home page's "Your progress: 3 of 7 exercises solved", filled in by ``exercise.js`` (``showProgress``)."""
     attrs = {"class": "course-progress", "data-exercise-ids": json.dumps(exercise_ids), "hidden": True}
-    return tag("p", attrs).html
+    return tag(
+        "p", attrs, tag("strong", {}, "Your progress:"), " ", tag("span", {"class": "course-progress__count"})
+    ).html
 
 
 def insert_progress(html: str, exercise_ids: list[str]) -> str:

@@ -10,7 +10,7 @@
 // Writes one JSON object per line on stdout:
 //   {type: "ready", version}                 Pyodide started, preloaded packages imported
 //   {type: "started", number}                cell `number` starts (its packages load first)
-//   {type: "cell", number, ok, outputs}      outputs: {kind, text, png?}, {kind: "capped"},
+//   {type: "cell", number, ok, outputs}      outputs: {kind, text, png?, png_dark?, text_px?}, {kind: "capped"},
 //                                            {kind: "dropped", lines, chars}
 //   {type: "proving"}                        the exercises' proof starts
 //   {type: "verdicts", verdicts}             the exercises' proof
@@ -81,7 +81,7 @@ async function runCell(cell) {
   send({ type: "started", number: cell.number });
   await loadPackages([cell.setup, cell.code]);
   output = new RunOutput(request.limits);
-  const emit = (kind, text, png) => output.emit(kind, text, png);
+  const emit = (kind, text, png, pngDark, textPx) => output.emit(kind, text, png, pngDark, textPx);
   let ok = runner.run(cell.number, cell.setup, cell.code, emit);
   if (typeof ok !== "boolean") ok = await ok; // a cell that awaits at top level
   send({ type: "cell", number: cell.number, ok, outputs: output.finish() });
@@ -160,11 +160,12 @@ class RunOutput {
   }
 
   /* A result, an error or a figure (from cell_exec's emit); text longer than the cap is cut. */
-  emit(kind, text, png) {
+  emit(kind, text, png, pngDark, textPx) {
     const max = this.limits.chars;
     if (kind !== "figure" && text.length > max)
       text = text.slice(0, max) + `\n… ${text.length - max} characters dropped`;
-    this.items.push(kind === "figure" ? { kind, text, png } : { kind, chunks: [text] });
+    const figure = { kind, text, png, png_dark: pngDark || "", text_px: Number(textPx) || 0 };
+    this.items.push(kind === "figure" ? figure : { kind, chunks: [text] });
   }
 
   finish() {
