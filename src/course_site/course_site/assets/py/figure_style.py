@@ -3,8 +3,10 @@
 A cell draws its figure with matplotlib's usual colours (black text and lines on
 white). Before a figure is saved for a page in the ``slate`` scheme, `restyle`
 recolours what is drawn in those usual colours to the `SLATE` style, which follows
-Material's slate palette (its background, text and border colours); data colours
-(lines, colour maps) stay. The build saves every figure in both schemes (the page
+Material's slate palette (its background, text and border colours): white paper
+becomes the page's background, black ink its text colour, and a grey in between the
+same share of the way from one to the other (a light grey band stays faint, a mid-grey
+rule stays mid). Colours (data lines, colour maps) stay. The build saves every figure in both schemes (the page
 shows the one in use), the browser's worker in the page's scheme. Pure Python on
 matplotlib's public API; imported only once a figure is shown.
 """
@@ -31,17 +33,12 @@ SLATE = {
     "grid.color": "#4a4e5c",
 }
 
-# matplotlib's default colours -> the slate style's: background, ink, grid, legend frame.
-_WHITE, _BLACK, _GRID, _LEGEND_EDGE = (1.0, 1.0, 1.0), (0.0, 0.0, 0.0), (0.690, 0.690, 0.690), (0.8, 0.8, 0.8)
+def _slate_grey(level: float) -> tuple[float, float, float]:
+    """The slate colour for matplotlib's grey ``level`` (0 black ink .. 1 white paper)."""
+    from matplotlib.colors import to_rgb
 
-
-def _slate_map() -> dict[tuple[float, float, float], str]:
-    return {
-        _WHITE: SLATE["figure.facecolor"],
-        _BLACK: SLATE["text.color"],
-        _GRID: SLATE["grid.color"],
-        _LEGEND_EDGE: SLATE["legend.edgecolor"],
-    }
+    paper, ink = to_rgb(SLATE["figure.facecolor"]), to_rgb(SLATE["text.color"])
+    return tuple(p + (i - p) * (1 - level) for p, i in zip(paper, ink, strict=True))
 
 
 def restyle(fig: Any, scheme: str) -> None:
@@ -50,14 +47,15 @@ def restyle(fig: Any, scheme: str) -> None:
         return
     from matplotlib.colors import to_rgba
 
-    colours = _slate_map()
-
     def mapped(colour: Any) -> Any:
-        rgba = to_rgba(colour)
-        key = tuple(round(c, 3) for c in rgba[:3])
-        return to_rgba(colours[key], rgba[3]) if key in colours else None
+        r, g, b, a = to_rgba(colour)
+        if not (round(r, 3) == round(g, 3) == round(b, 3)):
+            return None  # a colour, not paper, ink or a grey
+        return (*_slate_grey(r), a)
 
     for artist in fig.findobj():
+        if _shows_data_colours(artist):
+            continue
         for getter, setter in _COLOUR_PROPERTIES:
             _recolour(artist, getter, setter, mapped)
 
@@ -88,6 +86,15 @@ def _recolour(artist: Any, getter: str, setter: str, mapped: Any) -> None:
                 put(new)
     except (TypeError, ValueError, AttributeError):
         pass  # an artist whose colour is not one plain colour (a colour map's image): left as drawn
+
+
+def _shows_data_colours(artist: Any) -> bool:
+    """A colour-mapped artist (an image, a colorbar's or pcolormesh's cells): its colours are data."""
+    get_array = getattr(artist, "get_array", None)
+    try:
+        return get_array is not None and get_array() is not None
+    except TypeError:
+        return False
 
 
 def _is_many(colour: Any) -> bool:
