@@ -57,7 +57,8 @@ LUMINANCE = """async (src) => {
   const img = new Image();
   img.src = src;
   await img.decode();
-  const canvas = Object.assign(document.createElement("canvas"), { width: img.naturalWidth, height: img.naturalHeight });
+  const canvas = document.createElement("canvas");
+  [canvas.width, canvas.height] = [img.naturalWidth, img.naturalHeight];
   const context = canvas.getContext("2d");
   context.drawImage(img, 0, 0);
   const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
@@ -79,6 +80,9 @@ WIDE_MATH = """() => [...document.querySelectorAll(".course-math")]
     attachment: getComputedStyle(box).backgroundAttachment,
     focusable: box.tabIndex >= 0,
   }))"""
+
+
+EAGER = "() => document.querySelectorAll('.course-out--figure img').forEach((img) => { img.loading = 'eager'; })"
 
 
 def wait_until_python_is_ready(page) -> None:
@@ -114,7 +118,7 @@ def test_no_line_of_code_is_wider_than_its_editor(browser, site_server, lesson, 
 def test_figures_on_a_phone_in_the_dark_are_dark_and_legible(browser, site_server, lesson):
     with guarded_page(browser, site_server + lesson, **PHONE) as (page, _):
         expect(page.locator("body")).to_have_attribute("data-md-color-scheme", "slate")
-        page.evaluate("() => document.querySelectorAll('.course-out--figure img').forEach((img) => { img.loading = 'eager'; })")
+        page.evaluate(EAGER)
         figures = page.evaluate(FIGURES)
         assert figures, f"{lesson} shows no figure"
         for figure in figures:
@@ -194,13 +198,14 @@ def test_the_navigation_and_the_course_end_read_without_javascript(browser, site
         expect(answers).to_be_visible()
         expect(answers).not_to_have_attribute("open", "")
     with guarded_page(browser, site_server, **DESKTOP) as (page, _):
-        expect(page.locator(".course-progress")).to_contain_text(re.compile(r"Your progress: 0 of \d+ exercises solved"))
+        progress = re.compile(r"Your progress: 0 of \d+ exercises solved")
+        expect(page.locator(".course-progress")).to_contain_text(progress)
 
 
 def test_solving_an_exercise_counts_in_the_sidebar(browser, site_server):
     lesson = LESSONS[0]
     with guarded_page(browser, site_server + lesson, **DESKTOP) as (page, _):
-        mine = page.locator(f".md-sidebar--primary a.md-nav__link[href='./'] .course-nav-progress [aria-hidden='true']")
+        mine = page.locator(".md-sidebar--primary a.md-nav__link[href='./'] .course-nav-progress [aria-hidden='true']")
         expect(mine).to_have_text(re.compile(r"^0 / \d+$"))
         cell = f"#{page.locator('.course-exercise').first.get_attribute('id')}"
         wait_for_editor(page, cell)

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 matplotlib.use("agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.colors import to_rgb  # noqa: E402
-from PIL import Image  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib.colors import to_rgb
+from PIL import Image
 
 
 @pytest.fixture
@@ -68,7 +68,7 @@ def test_the_build_gets_each_figure_light_and_dark(cell_exec):
     cell_exec.set_figure_schemes(["default", "slate"])
     figures = []
     ok = cell_exec.run_cell(
-        "import matplotlib.pyplot as plt\nfig, ax = plt.subplots(figsize=(5, 3))\nax.plot([1, 2, 1])\nax.set_title('t')",
+        "import matplotlib.pyplot as plt\nfig, ax = plt.subplots(figsize=(5, 3))\nax.plot([1, 2, 1])",
         {},
         filename="<cell 1>",
         emit=lambda kind, payload: figures.append(payload) if kind == "figure" else None,

@@ -33,6 +33,7 @@ SLATE = {
     "grid.color": "#4a4e5c",
 }
 
+
 def _slate_grey(level: float) -> tuple[float, float, float]:
     """The slate colour for matplotlib's grey ``level`` (0 black ink .. 1 white paper)."""
     from matplotlib.colors import to_rgb
