@@ -100,6 +100,11 @@ def test_an_exercise_starter_fails_and_its_solution_passes_then_a_quiz_answer(ta
     steps.quiz_answers(tab)
 
 
+def test_figures_follow_the_palette(tab, site_server):
+    steps.open_lesson(tab, site_server + LESSON)
+    steps.figures_follow_the_palette(tab)
+
+
 def test_an_edit_is_kept_across_a_reload(tab, site_server):
     steps.open_lesson(tab, site_server + LESSON)
     steps.edit_kept_across_reload(tab)
