@@ -100,7 +100,7 @@ COMPLETE = "# --- code ---\nx = 0\n# --- check ---\nassert x == 1\n# --- solutio
         (
             fence(COMPLETE + "\n# --- answer ---\nx = 1"),
             10,
-            "unknown section '# --- answer ---' \\(valid: setup, code, check",
+            "unknown section '# --- answer ---' \\(valid: task, setup, code, check",
         ),
         (fence(COMPLETE + "\n# --- check ---\nassert x"), 10, "section '# --- check ---' appears twice"),
         (fence(COMPLETE + "\n# --- hint ---\n\n"), 10, "the exercise's '# --- hint ---' is empty"),
@@ -264,7 +264,8 @@ def test_progress_goes_after_the_home_pages_title_and_lists_every_exercise():
     assert ids == ["lessons/99-exercises/#the-period-of-a-pair"]
     html = insert_progress('<h1 id="home">Home</h1>\n<p>Text</p>', ids)
     assert html.startswith('<h1 id="home">Home</h1><p class="course-progress" data-exercise-ids="[&quot;lessons/')
-    assert html.endswith("hidden></p>\n<p>Text</p>")
+    label = '<strong>Your progress:</strong> <span class="course-progress__count"></span>'
+    assert html.endswith(f"hidden>{label}</p>\n<p>Text</p>")
     assert insert_progress("<p>Text</p>", []) == "<p>Text</p>"
 
 
@@ -330,7 +331,7 @@ def test_build_renders_exercises_and_counts_them_on_the_home_page(tmp_path):
     assert 'id="cell-1" role="region" aria-label="Python cell 1"' in lesson
     assert 'id="cell-2" role="region" aria-label="Exercise 1: The period of a pair"' in lesson
     home = (project / "site/index.html").read_text()
-    assert 'data-exercise-ids="[&quot;lessons/lesson/#the-period-of-a-pair&quot;]" hidden></p>' in home
+    assert 'data-exercise-ids="[&quot;lessons/lesson/#the-period-of-a-pair&quot;]" hidden><strong>Your progress:' in home
 
 
 def test_build_fails_at_the_line_of_an_unsolvable_exercise(tmp_path):
