@@ -331,7 +331,8 @@ def test_build_renders_exercises_and_counts_them_on_the_home_page(tmp_path):
     assert 'id="cell-1" role="region" aria-label="Python cell 1"' in lesson
     assert 'id="cell-2" role="region" aria-label="Exercise 1: The period of a pair"' in lesson
     home = (project / "site/index.html").read_text()
-    assert 'data-exercise-ids="[&quot;lessons/lesson/#the-period-of-a-pair&quot;]" hidden><strong>Your progress:' in home
+    ids = 'data-exercise-ids="[&quot;lessons/lesson/#the-period-of-a-pair&quot;]"'
+    assert f"{ids} hidden><strong>Your progress:" in home
 
 
 def test_build_fails_at_the_line_of_an_unsolvable_exercise(tmp_path):
