@@ -178,7 +178,7 @@ def test_the_learners_sidebar_holds_the_lessons_and_the_last_one_ends_the_course
         expect(page.locator(".md-tabs__link", has_text="For authors and maintainers")).to_be_visible()
         # Each lesson's exercise progress, beside its link.
         progress = page.locator(".md-sidebar--primary .course-nav-progress")
-        expect(progress).to_have_count(len(LESSONS))
+        expect(progress).to_have_count(len(LESSONS), timeout=LOAD_TIMEOUT_MS)  # once enhance.js ran
         expect(progress.first.locator("[aria-hidden='true']")).to_have_text(re.compile(r"^0 / \d+$"))
         # The footer's Next ends the course, where it lists what was covered.
         following = page.locator(".md-footer__link--next")
@@ -210,7 +210,7 @@ def test_solving_an_exercise_counts_in_the_sidebar(browser, site_server):
     lesson = LESSONS[0]
     with guarded_page(browser, site_server + lesson, **DESKTOP) as (page, _):
         mine = page.locator(".md-sidebar--primary a.md-nav__link[href='./'] .course-nav-progress [aria-hidden='true']")
-        expect(mine).to_have_text(re.compile(r"^0 / \d+$"))
+        expect(mine).to_have_text(re.compile(r"^0 / \d+$"), timeout=LOAD_TIMEOUT_MS)  # once enhance.js ran
         cell = f"#{page.locator('.course-exercise').first.get_attribute('id')}"
         wait_for_editor(page, cell)
         page.click(f'{cell} button[data-action="solution"]')
