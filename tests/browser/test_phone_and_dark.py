@@ -274,6 +274,8 @@ def test_axe_finds_nothing_serious_on_a_phone_in_the_dark_and_on_a_desktop_in_th
 ):
     with guarded_page(browser, site_server + lesson, **SCREENS[screen]) as (page, _):
         wait_until_python_is_ready(page)
+        violations = audit(page)  # at the top: the header's tabs are shown (Material hides them once scrolled)
+        assert not violations, report(f"{lesson} at {screen}, at its top", violations)
         quiz = page.locator("form.course-quiz").first
         quiz.scroll_into_view_if_needed()
         quiz.locator(".course-quiz__option label").first.click()
