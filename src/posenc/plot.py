@@ -8,8 +8,10 @@ Figures are created with ``matplotlib.pyplot.figure`` / ``pyplot.subplots``, so
 they are registered with pyplot: a notebook or the course's cell runner picks up
 open figures by itself. Every function also *returns* its ``Figure``; none calls
 ``plt.show()``. Close figures you no longer need with ``plt.close(fig)``.
-Each figure carries a title and fits a page: 8 x 3 in for a heatmap, 9 x 3.2 in for
-the comparison, 4.5 x 3.6 in for a similarity map. A figure a function makes
+Each figure carries a title and fits a page's text column, a phone's too: 5 x 3.2 in for a
+heatmap, 5 x 9 in for the comparison (its panels stacked), 4.5 x 3.6 in for a similarity map.
+None is wider than 5 in, so that its 10 pt text stays legible when a phone shows it about
+340 px wide. A figure a function makes
 itself also gets alt text, in ``fig.alt_text``: what the figure shows, in words
 ("Heatmap of sinusoidal positional encoding, 64 rows (position pos) by 128
 columns …"). The course's cells use it as the image's alt; a
@@ -36,11 +38,11 @@ __all__ = ["compare", "cosine_similarity", "heatmap", "similarity"]
 
 # Layout (inches and fractions of the figure): fixed margins rather than a layout engine, which would
 # re-solve the layout at every draw; a fixed title height, since nothing sits above an image to dodge.
-_FIGSIZE = (8.0, 3.0)
+_FIGSIZE = (5.0, 3.2)
 _SIMILARITY_FIGSIZE = (4.5, 3.6)
-_COMPARE_FIGSIZE = (9.0, 3.2)
-_MARGINS = {"left": 0.08, "right": 0.98, "bottom": 0.16, "top": 0.89}
-_COMPARE_MARGINS = {"left": 0.06, "right": 0.985, "bottom": 0.15, "top": 0.8, "wspace": 0.42}
+_COMPARE_FIGSIZE = (5.0, 9.0)
+_MARGINS = {"left": 0.14, "right": 0.98, "bottom": 0.16, "top": 0.89}
+_COMPARE_MARGINS = {"left": 0.15, "right": 0.98, "bottom": 0.06, "top": 0.87, "hspace": 0.55}
 _COLORBAR = {"shrink": 0.9, "pad": 0.03}
 _TITLE = {"y": 1.0}
 _ALT_ATTRIBUTE = "alt_text"  # where the course's cells look for a figure's alt text
@@ -108,7 +110,7 @@ def heatmap(
     cmap : str, default "RdBu_r"
         Any matplotlib colormap name.
     ax : matplotlib Axes, optional
-        Draw into these axes instead of a new 8 x 3 in pyplot figure.
+        Draw into these axes instead of a new 5 x 3.2 in pyplot figure.
 
     Returns
     -------
@@ -243,11 +245,11 @@ def _rope_scores(n_positions: int, d_model: int, seed: int | None, base: float) 
 def compare(n_positions: int = 64, d_model: int = 64, *, seed: int = 0, base: float = 10000.0) -> Figure:
     """Three panels: sinusoidal (fixed), learned absolute (random init), RoPE (relative).
 
-    * left -- ``sinusoidal(n_positions, d_model)``: smooth waves, fast on the
+    * top -- ``sinusoidal(n_positions, d_model)``: smooth waves, fast on the
       left columns, slow on the right;
     * middle -- a freshly initialised ``LearnedEmbedding`` table: noise, no
       structure until training puts some there;
-    * right -- RoPE's score ``rope(q)_m . rope(k)_n / sqrt(d)`` for one fixed
+    * bottom -- RoPE's score ``rope(q)_m . rope(k)_n / sqrt(d)`` for one fixed
       random ``q`` and ``k``: constant along every diagonal, i.e. it depends
       only on the offset ``m - n``.
 
@@ -265,7 +267,7 @@ def compare(n_positions: int = 64, d_model: int = 64, *, seed: int = 0, base: fl
     Returns
     -------
     fig : matplotlib.figure.Figure
-        A new 9 x 3.2 in pyplot figure with a suptitle, and alt text
+        A new 5 x 9 in pyplot figure (the three panels stacked) with a suptitle, and alt text
         describing the three panels in ``fig.alt_text``.
 
     Raises
@@ -290,7 +292,7 @@ def compare(n_positions: int = 64, d_model: int = 64, *, seed: int = 0, base: fl
 
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=_COMPARE_FIGSIZE)
+    fig, axes = plt.subplots(3, 1, figsize=_COMPARE_FIGSIZE)
     fig.subplots_adjust(**_COMPARE_MARGINS)
     heatmap(sinusoidal(n_positions, d_model, base=base), title="sinusoidal (fixed)", ax=axes[0])
     heatmap(
@@ -305,7 +307,9 @@ def compare(n_positions: int = 64, d_model: int = 64, *, seed: int = 0, base: fl
         ylabel="query position m",
         ax=axes[2],
     )
-    fig.suptitle("Positional encodings: fixed waves, a random learned table, and RoPE scores that depend only on m − n")
+    fig.suptitle(
+        "Positional encodings: fixed waves, a random\nlearned table, and RoPE scores that depend\nonly on m − n"
+    )
     _set_alt(fig, _compare_alt(n_positions, d_model))
     return fig
 
@@ -313,9 +317,9 @@ def compare(n_positions: int = 64, d_model: int = 64, *, seed: int = 0, base: fl
 def _compare_alt(n_positions: int, d_model: int) -> str:
     """Alt text of :func:`compare`'s figure: the three panels and what each shows."""
     return (
-        f"Three heatmaps side by side. Left: the sinusoidal encoding, {n_positions} positions by {d_model} "
+        f"Three heatmaps, one above the other. Top: the sinusoidal encoding, {n_positions} positions by {d_model} "
         "dimensions, smooth waves that change fast in the left columns and slowly in the right ones. "
         f"Middle: a learned absolute table at random initialisation, {n_positions} by {d_model}, noise "
-        f"without structure. Right: RoPE scores of {n_positions} query positions m against {n_positions} key "
+        f"without structure. Bottom: RoPE scores of {n_positions} query positions m against {n_positions} key "
         "positions n, constant along every diagonal because they depend only on the offset m − n."
     )

@@ -112,6 +112,11 @@ def test_inputs_rerun_a_cell_and_show_pre_rendered_output(tab, site_server):
     steps.inputs_show_pre_rendered_output(tab)
 
 
+def test_figures_follow_the_palette(tab, site_server):
+    steps.open_lesson(tab, site_server + LESSON)
+    steps.figures_follow_the_palette(tab)
+
+
 def test_an_edit_is_kept_across_a_reload(tab, site_server):
     steps.open_lesson(tab, site_server + LESSON)
     steps.setup_shown_on_request(tab)

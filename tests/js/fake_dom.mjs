@@ -62,6 +62,10 @@ export class FakeElement extends FakeNode {
     return this.attributes[name] ?? null;
   }
 
+  removeAttribute(name) {
+    delete this.attributes[name];
+  }
+
   append(...nodes) {
     this.childNodes.push(...nodes.map((node) => (typeof node === "string" ? new FakeNode("#text", node) : node)));
   }

@@ -103,7 +103,7 @@ test("a run sent before Python is ready is queued, starts the worker, and is sen
   worker.send({ type: MessageType.READY, version: "0.27.7" });
   assert.deepEqual(worker.runs(), [{
     type: MessageType.RUN, id: first.id, code: "print(1)", setup: "", check: null, filename: "<cell 1>",
-    inputs: "", maxLines: DEFAULT_LIMITS.maxLines, maxChars: DEFAULT_LIMITS.maxChars,
+    inputs: "", maxLines: DEFAULT_LIMITS.maxLines, maxChars: DEFAULT_LIMITS.maxChars, scheme: "default",
   }]);
 });
 
@@ -117,6 +117,20 @@ test("a queued run takes its inputs' values when it is sent: the latest ones", (
   runToEnd(worker, a);
   assert.deepEqual(worker.runs().map((m) => [m.code, m.inputs]), [["a", ""], ["b", "pos = 3\n"]]);
   runToEnd(worker, b);
+});
+
+test("a run carries the page's colour scheme, in which its figures are drawn", () => {
+  const kernel = newKernel();
+  const saved = globalThis.document;
+  globalThis.document = { body: { getAttribute: (name) => (name === "data-md-color-scheme" ? "slate" : null) } };
+  try {
+    kernel.run(job());
+    const worker = FakeWorker.made.at(-1);
+    worker.send({ type: MessageType.READY, version: "0.27.7" });
+    assert.equal(worker.runs()[0].scheme, "slate");
+  } finally {
+    globalThis.document = saved;
+  }
 });
 
 test("runs are sent one at a time in click order; the waiting ones are told their place", () => {

@@ -139,3 +139,83 @@ test("every quiz on the page is enhanced", () => {
   initQuizzes(quizzes.map((q) => q.form));
   assert.ok(quizzes.every((q) => q.form.getAttribute(DATA.enhanced) === "ready"));
 });
+
+/* A localStorage stand-in; `broken` makes every access throw, as disabled storage does. */
+function fakeStorage({ broken = false } = {}) {
+  const items = new Map();
+  const guard = (fn) => (...args) => {
+    if (broken) throw new Error("SecurityError");
+    return fn(...args);
+  };
+  return {
+    items,
+    getItem: guard((key) => items.get(key) ?? null),
+    setItem: guard((key, value) => items.set(key, String(value))),
+    removeItem: guard((key) => items.delete(key)),
+  };
+}
+
+/* A quiz as quiz.py renders it on page /lessons/x/: an id, its text, the answers block and Try again. */
+function keptQuiz(storage, options = OPTIONS) {
+  globalThis.localStorage = storage;
+  globalThis.location = { pathname: "/lessons/x/" };
+  const q = quiz(options);
+  q.answers = new FakeElement("details");
+  q.retry = new FakeElement("button");
+  Object.assign(q.form.found, { [`.${QUIZ.answers}`]: q.answers, [`.${QUIZ.retry}`]: q.retry });
+  q.form.id = "quiz-1";
+  q.form.textContent = "Which one?";
+  return q;
+}
+
+test("the answers stay hidden until the learner answers; then they and Try again show", () => {
+  const { form, radios, answers, retry } = keptQuiz(fakeStorage());
+  initQuizzes([form]);
+  assert.deepEqual([answers.hidden, retry.hidden], [true, true]);
+  choose(form, radios[0]);
+  assert.deepEqual([answers.hidden, retry.hidden], [false, false]);
+});
+
+test("the answer is kept across a reload, and Try again forgets it", () => {
+  const storage = fakeStorage();
+  const first = keptQuiz(storage);
+  initQuizzes([first.form]);
+  choose(first.form, first.radios[1]);
+  assert.deepEqual(JSON.parse(storage.items.get("course-quiz:/lessons/x/:quiz-1")).value, "2");
+
+  const reloaded = keptQuiz(storage);
+  initQuizzes([reloaded.form]);
+  assert.equal(reloaded.radios[1].checked, true);
+  assert.equal(said(reloaded.feedback).word, "Correct.");
+  assert.deepEqual([reloaded.answers.hidden, reloaded.retry.hidden], [false, false]);
+
+  reloaded.retry.click();
+  assert.equal(storage.items.size, 0);
+  assert.ok(reloaded.radios.every((radio) => !radio.checked));
+  assert.deepEqual(reloaded.feedback.childNodes, []);
+  assert.equal(reloaded.form.getAttribute(DATA.answered), null);
+  assert.deepEqual(chosenClasses(reloaded.labels), [[], [], []]);
+  assert.deepEqual([reloaded.answers.hidden, reloaded.retry.hidden], [true, true]);
+  assert.equal(reloaded.radios[0].focused, true);
+});
+
+test("a quiz whose text changed since it was answered starts unanswered", () => {
+  const storage = fakeStorage();
+  const first = keptQuiz(storage);
+  initQuizzes([first.form]);
+  choose(first.form, first.radios[1]);
+  const changed = keptQuiz(storage);
+  changed.form.textContent = "Which one, now?";
+  initQuizzes([changed.form]);
+  assert.ok(changed.radios.every((radio) => !radio.checked));
+  assert.equal(changed.answers.hidden, true);
+});
+
+test("storage that throws never breaks a quiz: the answer is just not kept", () => {
+  const { form, radios, feedback, retry } = keptQuiz(fakeStorage({ broken: true }));
+  initQuizzes([form]);
+  choose(form, radios[1]);
+  assert.equal(said(feedback).word, "Correct.");
+  retry.click();
+  assert.deepEqual(feedback.childNodes, []);
+});

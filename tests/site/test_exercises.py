@@ -100,7 +100,7 @@ COMPLETE = "# --- code ---\nx = 0\n# --- check ---\nassert x == 1\n# --- solutio
         (
             fence(COMPLETE + "\n# --- answer ---\nx = 1"),
             10,
-            "unknown section '# --- answer ---' \\(valid: setup, code, check",
+            "unknown section '# --- answer ---' \\(valid: task, setup, code, check",
         ),
         (fence(COMPLETE + "\n# --- check ---\nassert x"), 10, "section '# --- check ---' appears twice"),
         (fence(COMPLETE + "\n# --- hint ---\n\n"), 10, "the exercise's '# --- hint ---' is empty"),
@@ -264,7 +264,8 @@ def test_progress_goes_after_the_home_pages_title_and_lists_every_exercise():
     assert ids == ["lessons/99-exercises/#the-period-of-a-pair"]
     html = insert_progress('<h1 id="home">Home</h1>\n<p>Text</p>', ids)
     assert html.startswith('<h1 id="home">Home</h1><p class="course-progress" data-exercise-ids="[&quot;lessons/')
-    assert html.endswith("hidden></p>\n<p>Text</p>")
+    label = '<strong>Your progress:</strong> <span class="course-progress__count"></span>'
+    assert html.endswith(f"hidden>{label}</p>\n<p>Text</p>")
     assert insert_progress("<p>Text</p>", []) == "<p>Text</p>"
 
 
@@ -330,7 +331,8 @@ def test_build_renders_exercises_and_counts_them_on_the_home_page(tmp_path):
     assert 'id="cell-1" role="region" aria-label="Python cell 1"' in lesson
     assert 'id="cell-2" role="region" aria-label="Exercise 1: The period of a pair"' in lesson
     home = (project / "site/index.html").read_text()
-    assert 'data-exercise-ids="[&quot;lessons/lesson/#the-period-of-a-pair&quot;]" hidden></p>' in home
+    ids = 'data-exercise-ids="[&quot;lessons/lesson/#the-period-of-a-pair&quot;]"'
+    assert f"{ids} hidden><strong>Your progress:" in home
 
 
 def test_build_fails_at_the_line_of_an_unsolvable_exercise(tmp_path):
@@ -392,3 +394,44 @@ def test_two_exercises_with_one_title_are_reported_with_why_titles_must_differ()
         f'{PATH}:13: two exercises of this page are titled "pairs!" (the first at line 3); '
         "titles name the learner's saved progress, so they must differ"
     )
+
+
+TASKED = PAGE.replace(
+    '```pyodide exercise="The period of a pair" height="6"\n',
+    '```pyodide exercise="The period of a pair" height="6"\n'
+    "# --- task ---\nSet `period` to the number of positions pair 0 needs for **one full turn** ($2\\pi$).\n\n"
+    "- a list item\n",
+)
+
+
+def test_the_task_section_is_markdown_shown_above_the_editor():
+    [exercise] = exercises_of(TASKED)
+    assert exercise.task.startswith("Set `period` to") and exercise.task.endswith("- a list item")
+    assert exercise.task_line == 5
+    assert exercise.starter == "period = None  # the period of pair 0"
+    html = render(exercise)
+    task = html.index('<div class="course-exercise__task">')
+    assert html.index('class="course-exercise__title"') < task < html.index('class="course-cell__static"')
+    assert "<strong>one full turn</strong>" in html and "<code>period</code>" in html
+    assert "<ul>\n<li>a list item</li>\n</ul>" in html and 'class="arithmatex"' in html
+
+
+def test_an_exercise_without_a_task_has_no_task_block():
+    [exercise] = exercises_of(PAGE)
+    assert (exercise.task, exercise.task_line) == ("", None)
+    assert "course-exercise__task" not in render(exercise)
+
+
+def test_an_empty_task_is_an_error_at_its_marker():
+    page = TASKED.replace(
+        "# --- task ---\nSet `period` to the number of positions pair 0 needs for **one full turn** ($2\\pi$).\n\n"
+        "- a list item\n",
+        "# --- task ---\n\n",
+    )
+    with pytest.raises(LessonError, match=r"lessons/99-exercises.md:4: the exercise's '# --- task ---' is empty"):
+        exercises_of(page)
+
+
+def test_a_task_outside_an_exercise_says_so():
+    with pytest.raises(LessonError, match="'# --- task ---' outside an exercise"):
+        to_cell(scan("```pyodide\n# --- task ---\nDo it.\n# --- code ---\nx = 1\n```\n", PATH)[0])

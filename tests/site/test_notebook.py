@@ -83,3 +83,11 @@ def test_a_notebook_runs_in_order_in_cpython_and_its_checks_give_verdicts(built_
     for solution, check in zip(solutions, checks, strict=True):
         run_cell(solution, namespace, "<solution>")
         assert run_cell(check, namespace, "<check>").strip() == PASSED
+
+
+def test_an_exercises_task_cell_holds_its_task_section(built_site: Path):
+    """The task the page shows above the editor is the notebook's task too, as Markdown."""
+    notebook = notebook_of(lesson_pages(built_site)[0])
+    tasks = [c.source for c in notebook.cells if c.cell_type == "markdown" and c.source.startswith("**Exercise 1:")]
+    assert len(tasks) == 1
+    assert "Write `repeat_after(i, d_model)`" in tasks[0] and "$k \\ge 1$" in tasks[0]

@@ -57,7 +57,7 @@ Second line of the question.
 """
 
 
-def test_the_form_is_radios_in_a_fieldset_then_feedback_then_every_answer():
+def test_the_form_is_radios_in_a_fieldset_then_feedback_try_again_then_every_answer():
     rendered = Elements(render_quiz(parse_quiz(scan(MATH_QUIZ, "lessons/q.md")[0]), 3))
 
     def radio(value: str) -> list[tuple[str, dict[str, str | None]]]:
@@ -77,6 +77,7 @@ def test_the_form_is_radios_in_a_fieldset_then_feedback_then_every_answer():
         *radio("1"),
         ("strong", {}),
         ("div", {"class": "course-quiz__feedback", "role": "status", "aria-live": "polite"}),
+        ("button", {"type": "button", "class": "course-quiz__retry", "hidden": None}),
         ("details", {"class": "course-quiz__answers"}),
         ("summary", {}),
         ("ol", {}),

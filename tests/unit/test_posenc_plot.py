@@ -54,7 +54,7 @@ def test_heatmap_content() -> None:
     assert low == -high == -np.abs(pe).max()
     assert image.get_cmap().name == "RdBu_r"
     width, height = fig.get_size_inches()
-    assert 6 <= width <= 10 and 2.5 <= height <= 4
+    assert 4 <= width <= 5 and 2.5 <= height <= 4  # fits a phone's column (docs: 5 in at most)
 
 
 def test_heatmap_custom_labels_and_ax() -> None:
@@ -138,7 +138,7 @@ def test_similarity_alt_text_gives_size_and_range() -> None:
 
 def test_compare_alt_text_describes_each_panel() -> None:
     alt = plot.compare(16, 8).alt_text
-    assert alt.startswith("Three heatmaps side by side.")
+    assert alt.startswith("Three heatmaps, one above the other.")
     for panel in ("sinusoidal encoding, 16 positions by 8 dimensions", "learned absolute table", "RoPE scores"):
         assert panel in alt
     assert alt.endswith("constant along every diagonal because they depend only on the offset m − n.")
@@ -191,8 +191,8 @@ def test_compare_draws_what_its_arguments_ask_for() -> None:
     assert (fig.axes[2].get_xlabel(), fig.axes[2].get_ylabel()) == ("key position n", "query position m")
     assert fig.get_suptitle().startswith("Positional encodings: fixed waves")
     assert len(fig.axes) == 6  # three panels, three colorbars
-    lefts = [ax.get_position().x0 for ax in fig.axes[:3]]
-    assert lefts == sorted(lefts) and len({ax.get_position().y0 for ax in fig.axes[:3]}) == 1  # side by side
+    tops = [ax.get_position().y1 for ax in fig.axes[:3]]
+    assert tops == sorted(tops, reverse=True) and len({ax.get_position().x0 for ax in fig.axes[:3]}) == 1  # stacked
     for ax in fig.axes:
         box = ax.get_position()
         assert 0 <= box.x0 < box.x1 <= 1 and 0 <= box.y0 < box.y1 <= 1  # nothing drawn off the figure
@@ -221,10 +221,11 @@ def test_heatmap_of_an_empty_matrix_and_its_pixels() -> None:
 
 
 def test_figures_have_their_documented_sizes() -> None:
-    """8 x 3 in for a heatmap, 4.5 x 3.6 in for the similarity map, 9 x 3.2 in for the comparison."""
-    assert tuple(plot.heatmap(np.ones((2, 2))).get_size_inches()) == (8.0, 3.0)
+    """At most 5 in wide, for a phone's column: 5 x 3.2 in for a heatmap, 4.5 x 3.6 in for the
+    similarity map, 5 x 9 in for the comparison."""
+    assert tuple(plot.heatmap(np.ones((2, 2))).get_size_inches()) == (5.0, 3.2)
     assert tuple(plot.similarity(np.ones((2, 2))).get_size_inches()) == (4.5, 3.6)
-    assert tuple(plot.compare(2, 2).get_size_inches()) == (9.0, 3.2)
+    assert tuple(plot.compare(2, 2).get_size_inches()) == (5.0, 9.0)
 
 
 @pytest.mark.filterwarnings("ignore:Attempting to set identical low and high ylims")  # matplotlib, on 0 rows

@@ -30,8 +30,8 @@ class Host:
     def emit_text(self, kind: str, text: str) -> None:
         self.sent.append((kind, text))
 
-    def emit_figure(self, png, alt: str) -> None:
-        self.sent.append(("figure", png, alt))
+    def emit_figure(self, png, alt: str, scheme: str, text_px: float) -> None:
+        self.sent.append(("figure", png, alt, scheme, text_px))
 
 
 def complete(coroutine):
@@ -119,8 +119,15 @@ def test_an_exercise_whose_setup_raises_did_not_run(bridge):
 
 
 def test_figure_goes_to_js_as_converted_bytes(bridge):
-    bridge.emit("figure", {"png": b"\x89PNG", "alt": "a plot"})
-    assert bridge.host.sent == [("figure", ("js", b"\x89PNG"), "a plot")]
+    bridge.emit("figure", {"png": b"\x89PNG", "alt": "a plot", "scheme": "slate", "text_px": 13.89})
+    assert bridge.host.sent == [("figure", ("js", b"\x89PNG"), "a plot", "slate", 13.89)]
+
+
+def test_the_page_scheme_chooses_how_the_next_figures_are_drawn(bridge):
+    bridge.set_figure_scheme("slate")
+    assert bridge.cell_exec._figure_schemes == ("slate",)
+    bridge.set_figure_scheme("neon")  # not a scheme of the page: the light one
+    assert bridge.cell_exec._figure_schemes == ("default",)
 
 
 def test_input_guard_is_installed(bridge):

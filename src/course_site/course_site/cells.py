@@ -3,8 +3,10 @@
 The build writes the cell's whole structure; ``assets/js/cell.js`` only finds
 and enhances it (the class names and attributes both use are in
 ``assets/js/dom.json``).  Without JavaScript the cell reads as a highlighted
-code block followed by the output it produced at build time: the toolbar, whose
-buttons need JavaScript, stays ``hidden`` until the script reveals it.
+code block followed by the output it produced at build time and a ``<noscript>`` note
+that says what a reader can do: the toolbar, whose buttons need JavaScript, stays
+``hidden`` until the script reveals it, and the note about the download of a first
+Run is shown only once the script has made the cell live (``course.css``).
 """
 
 from __future__ import annotations
@@ -52,6 +54,11 @@ _BUTTONS = [
 _HINT = "Shift+Enter or Ctrl+Enter runs the cell. Tab indents; press Escape, then Tab, to leave the editor."
 _EDITED = "edited; Reset restores the lesson's code"
 _PRECOMPUTED = "Precomputed output (from when the site was built). Run the cell to make your own."
+_NO_SCRIPT = (
+    "JavaScript is off, so this code cannot run here; what it printed when the site was built is shown. "
+    "Turn JavaScript on to edit and run it in your browser, or download the lesson as a notebook "
+    "(the link under its title) to run it in Jupyter."
+)
 
 
 def render_cell(
@@ -107,6 +114,7 @@ def render_cell(
         _toolbar(f"{cell_id}-hint"),
         _inputs(cell, cell_id, label, outputs, variants or {}, figure_url),
         _outputs(outputs, figure_url, index),
+        tag("noscript", {}, tag("p", {"class": f"{CELL['note']} {CELL['note']}--static"}, _NO_SCRIPT)),
         tag("p", {"class": CELL["note"]}, download_note),
         footer,
     ).html
@@ -198,7 +206,7 @@ def output_parts(outputs: list[Output], figure_url: FigureURL) -> list[Raw]:
     for output in outputs:
         if output.kind == "figure":
             figures += 1
-            parts.append(_figure(output, figures, figure_url(output.png)))
+            parts.append(_figure(output, figures, figure_url))
         elif output.kind in NOTICES:
             notice = f"course-cell__notice course-cell__notice--{NOTICES[output.kind]}"
             parts.append(tag("p", {"class": notice}, output.text))
@@ -207,13 +215,21 @@ def output_parts(outputs: list[Output], figure_url: FigureURL) -> list[Raw]:
     return parts
 
 
-def _figure(output: Output, number: int, source: str) -> Raw:
-    width, height = _png_size(output.png)
-    image = void(
-        "img",
-        {"src": source, "alt": output.text or f"Figure {number}", "width": width, "height": height, "loading": "lazy"},
-    )
-    return tag("figure", {"class": f"{CELL['out']} {CELL['out']}--figure"}, image)
+def _figure(output: Output, number: int, figure_url: FigureURL) -> Raw:
+    """The figure in the light scheme and, when the build drew it, in the dark one: the page's
+    CSS shows the one of the scheme in use (``data-scheme``), so switching the palette switches it."""
+    alt = output.text or f"Figure {number}"
+    images = [_image(output.png, "default", alt, figure_url, output.text_px)]
+    if output.png_dark:
+        images.append(_image(output.png_dark, "slate", alt, figure_url, output.text_px))
+    return tag("figure", {"class": f"{CELL['out']} {CELL['out']}--figure"}, *images)
+
+
+def _image(png: bytes, scheme: str, alt: str, figure_url: FigureURL, text_px: float) -> Raw:
+    """``data-text-px``: the font size of the figure's smallest text in the PNG's pixels."""
+    width, height = _png_size(png)
+    attrs = {"src": figure_url(png), "alt": alt, "width": width, "height": height, "loading": "lazy"}
+    return void("img", {**attrs, "data-scheme": scheme, "data-text-px": text_px or None})
 
 
 def _png_size(png: bytes) -> tuple[int, int]:

@@ -14,6 +14,9 @@ class CourseConfig(Config):
     lessons_dir = c.Type(str, default="lessons")
     """Folder of lesson Markdown files, relative to mkdocs.yml; published under ``lessons/``."""
 
+    course_end = c.Type(str, default="")
+    """Markdown of "Where to go next", in the end-of-course section under the last lesson of ``nav``."""
+
     package_project = c.Type(str, default=".")
     """Folder holding the ``pyproject.toml`` of the course's own Python package, relative to
     mkdocs.yml. The plugin builds its wheel and serves it, so ``import <package>`` works in cells."""

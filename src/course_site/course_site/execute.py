@@ -47,6 +47,7 @@ NODE_RUNNER = NODE_DIR / "runner.mjs"
 RUNNER_FILES = {
     "cell_exec.py": PY_ASSETS / "cell_exec.py",
     "exercise_check.py": PY_ASSETS / "exercise_check.py",
+    "figure_style.py": PY_ASSETS / "figure_style.py",
     "stdlib_finder.py": PY_ASSETS / "stdlib_finder.py",
     "course_build_runner.py": NODE_DIR / "runner.py",
 }
@@ -69,10 +70,13 @@ class Output:
     kind: str
     text: str = ""
     png: bytes = b""
+    png_dark: bytes = b""  # a figure drawn in the dark (slate) scheme
+    text_px: float = 0.0  # a figure's smallest font size, in its PNG's pixels
 
     @classmethod
     def from_json(cls, data: dict) -> Output:
-        return cls(data["kind"], data.get("text", ""), base64.b64decode(data.get("png", "")))
+        png, dark = (base64.b64decode(data.get(key, "")) for key in ("png", "png_dark"))
+        return cls(data["kind"], data.get("text", ""), png, dark, float(data.get("text_px", 0.0)))
 
 
 @dataclass(frozen=True)

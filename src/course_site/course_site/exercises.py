@@ -3,6 +3,8 @@
 ::
 
     ```pyodide exercise="The period of a pair"
+    # --- task ---
+    Markdown: what the learner is asked to do, shown above the editor
     # --- setup ---
     (hidden code, run first)
     # --- code ---
@@ -49,6 +51,8 @@ class Exercise:
     solution_line: int
     hint_lines: tuple[int, ...]
     height: int | None = None  # editor height in lines; None fits the code
+    task: str = ""  # Markdown source of the task, shown above the editor; "" for none
+    task_line: int | None = None
 
     @property
     def path(self) -> str:
@@ -107,6 +111,7 @@ def parse_exercise(block: Block) -> Exercise:
             raise LessonError(block.path, section.marker_line, f"the exercise's '# --- {section.name} ---' is empty")
     hints = [section for section in sections if section.name == "hint"]
     setup = named.get("setup", Section("setup", block.body_line, block.body_line, ""))
+    task = named.get("task")
     return Exercise(
         title=title,
         setup=setup.text,
@@ -121,6 +126,8 @@ def parse_exercise(block: Block) -> Exercise:
         solution_line=named["solution"].line,
         hint_lines=tuple(hint.line for hint in hints),
         height=height,
+        task=task.text if task else "",
+        task_line=task.line if task else None,
     )
 
 

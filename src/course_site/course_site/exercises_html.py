@@ -11,6 +11,8 @@ these classes and attributes:
     ``data-check-code``: the hidden check (sent with each run); ``data-solution``: the solution's code.
 ``.course-exercise__title`` (``id="exercise-<title slug>"``)
     the title, and the "Solved" badge ``.course-exercise__solved``, ``hidden`` until solved.
+``.course-exercise__task``
+    the task, Markdown rendered to HTML, above the editor (absent when the exercise has no task).
 ``.course-exercise__check`` (``role="status"``)
     the check's verdict after each run (``data-check="pass"`` or ``"fail"``).
 ``.course-exercise__actions`` (``hidden`` without JavaScript)
@@ -21,7 +23,8 @@ these classes and attributes:
     the solution's code in ``[aria-label="Solution"]``, and
     ``button[data-action="use-solution"]`` (``hidden`` without JavaScript).
 ``p.course-progress`` (``hidden`` without JavaScript)
-    the course's progress; ``data-exercise-ids`` is the JSON list of every exercise's id.
+    the course's progress, labelled "Your progress:", its count in ``.course-progress__count``;
+    ``data-exercise-ids`` is the JSON list of every exercise's id.
 """
 
 from __future__ import annotations
@@ -62,8 +65,8 @@ def render_exercise(
 ) -> str:
     """Return the exercise's HTML: ``render_cell`` (of ``exercise.cell()``) given the exercise's parts.
 
-    ``number`` numbers the exercises of a page from 1; ``markdown`` renders a
-    hint, ``highlight`` the solution's Python code.
+    ``number`` numbers the exercises of a page from 1; ``markdown`` renders the
+    task and a hint, ``highlight`` the solution's Python code.
     """
     attrs = {
         "class": EXERCISE_CLASS,
@@ -78,6 +81,9 @@ def render_exercise(
         f": {exercise.title} ",
         tag("span", {"class": "course-exercise__solved", "hidden": True}, "Solved"),
     )
+    if exercise.task:
+        task = tag("div", {"class": "course-exercise__task"}, Raw(markdown(exercise.task)))
+        title = Raw(title.html + task.html)
     footer = Raw(
         "".join(
             part.html
@@ -143,9 +149,11 @@ def _solution(exercise: Exercise, highlight: ToHTML) -> Raw:
 
 
 def render_progress(exercise_ids: list[str]) -> str:
-    """The home page's "3 of 7 exercises solved", filled in by ``exercise.js`` (``showProgress``)."""
+    """The home page's "Your progress: 3 of 7 exercises solved", filled in by ``exercise.js`` (``showProgress``)."""
     attrs = {"class": "course-progress", "data-exercise-ids": json.dumps(exercise_ids), "hidden": True}
-    return tag("p", attrs).html
+    return tag(
+        "p", attrs, tag("strong", {}, "Your progress:"), " ", tag("span", {"class": "course-progress__count"})
+    ).html
 
 
 def insert_progress(html: str, exercise_ids: list[str]) -> str:

@@ -31,7 +31,7 @@ _OPTION = re.compile(r"""(?P<key>[A-Za-z][\w-]*)(?:=(?:"(?P<dq>[^"]*)"|'(?P<sq>[
 _SECTION = re.compile(r"^#\s*---\s*(?P<name>[\w-]+)\s*---\s*$")
 
 CELL_SECTIONS = ("setup", "inputs", "code")
-EXERCISE_SECTIONS = ("setup", "code", "check", "solution", "hint")  # in a fence with exercise="Title"
+EXERCISE_SECTIONS = ("task", "setup", "code", "check", "solution", "hint")  # in a fence with exercise="Title"
 HEIGHT_RANGE = (3, 40)
 
 

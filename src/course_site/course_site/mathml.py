@@ -18,6 +18,7 @@ from html import unescape
 from latex2mathml.converter import convert
 
 from .errors import LessonError
+from .math_spacing import space_like_tex
 
 _INLINE = re.compile(r'<span class="arithmatex">\\\((?P<tex>.*?)\\\)</span>', re.DOTALL)
 _BLOCK = re.compile(r'<div class="arithmatex">\\\[(?P<tex>.*?)\\\]</div>', re.DOTALL)
@@ -71,4 +72,5 @@ def _math(tex_html: str, display: str, source: Source, warn: Callable[[str], Non
             f"{where}: unknown TeX command {command} in `{tex}`: it would show as literal text "
             "(use a command latex2mathml knows, e.g. \\operatorname{name} for a function name)"
         )
+    mathml = space_like_tex(mathml)
     return f'<div class="course-math">{mathml}</div>' if display == "block" else mathml

@@ -221,6 +221,7 @@ def _exercise_cells(exercise: Exercise, number: int) -> list[nbformat.NotebookNo
 def _task_markdown(exercise: Exercise, number: int) -> str:
     parts = [
         f"**Exercise {number}: {exercise.title}**",
+        *([exercise.task] if exercise.task else []),
         "Edit the code in the cell below and run it, then run the check cell after it.",
     ]
     for k, hint in enumerate(exercise.hints, start=1):

@@ -31,6 +31,7 @@ from mkdocs.utils.meta import get_data
 from . import site_assets
 from .cells import highlight_python, render_cell
 from .config import CourseConfig
+from .course_end import END_ID, CourseEndLink, Lesson, exercises_by_page, exercises_data, render_course_end
 from .csp import add_policy, insert_in_head
 from .derived_bytecode import DerivedError
 from .error_page import ErrorLog, write_error_pages
@@ -78,6 +79,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         self.page: LessonBlocks | None = None
         self.page_url = ""
         self.lesson_uris: list[str] = []  # the lessons' paths in the site, "lessons/<file>.md"
+        self.lesson_pages: list[Page] = []  # the lessons in `nav` order
         self.math_source = Source("", "")
         self.figures: dict[str, bytes] = {}  # site path -> PNG of a build-time figure
         self.exercise_ids: list[str] = []  # every exercise of the site, for the home page's progress
@@ -159,6 +161,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
     def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
         """``nav``: warn (fatal with ``--strict``) about a lesson that ``nav`` leaves out: no link reaches it."""
         in_nav = {page.file.src_uri for page in nav.pages}
+        self.lesson_pages = [page for page in nav.pages if page.file.src_uri in self.lesson_uris]
         for uri in self.lesson_uris:
             if uri not in in_nav:
                 log.warning(
@@ -209,12 +212,33 @@ class CoursePlugin(BasePlugin[CourseConfig]):
                 html = insert_progress(html, self.exercise_ids)
             if page.file.src_uri in self.lesson_uris:
                 html = insert_link(html, get_relative_url(notebook_path(page.file.src_uri), page.url))
+            if self._is_last_lesson(page):
+                html += self._course_end(page)
             return to_mathml(html, self.math_source, log.warning)
 
+    def _is_last_lesson(self, page: Page) -> bool:
+        return bool(self.lesson_pages) and page.file.src_uri == self.lesson_pages[-1].file.src_uri
+
+    def _course_end(self, page: Page) -> str:
+        """The end-of-course section (`course_end`), with links relative to ``page``."""
+        lessons = [Lesson(str(lesson.title), get_relative_url(lesson.url, page.url)) for lesson in self.lesson_pages]
+        next_steps = markdown_converter()(self.config.course_end) if self.config.course_end.strip() else ""
+        return render_course_end(lessons, next_steps, get_relative_url("", page.url))
+
+    def on_page_context(self, context: dict, page: Page, config: MkDocsConfig, nav: Navigation) -> dict:
+        """``page_context``: the last lesson's "Next" is the end of the course, not what `nav` lists after it."""
+        if self._is_last_lesson(page):
+            page.next_page = CourseEndLink(f"{page.url}#{END_ID}")
+        return context
+
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
-        """``post_page``: start Python from the <head> of pages with cells; add the CSP."""
+        """``post_page``: start Python from the <head> of pages with cells; each lesson's exercises, for the
+        sidebar's progress; add the CSP."""
         if _HAS_CELLS.search(output):
             output = insert_in_head(output, site_assets.starter_script(page.url, self.worker_settings))
+        if self.exercise_ids:
+            pages = {get_relative_url(url, page.url): ids for url, ids in exercises_by_page(self.exercise_ids).items()}
+            output = insert_in_head(output, exercises_data(pages))
         return add_policy(output, self.config.pyodide_base_url, serving=self.serving)
 
     def on_post_build(self, config: MkDocsConfig) -> None:

@@ -14,7 +14,9 @@ the one right answer and the indented text under each option explains it::
 
 The HTML is a form of radio inputs in a fieldset, plus a ``<details>`` block
 with every answer and explanation, readable without JavaScript;
-``assets/js/quiz.js`` adds the feedback as an option is chosen (the class names
+``assets/js/quiz.js`` hides that block until the learner answers, adds the feedback
+as an option is chosen, keeps the answer across reloads and reveals the
+**Try again** button (``hidden`` without JavaScript) that forgets it (the class names
 and attributes both use are in ``assets/js/dom.json``).
 """
 
@@ -138,6 +140,7 @@ def render_quiz(quiz: Quiz, number: int) -> str:
             *choices,
         ),
         tag("div", {"class": QUIZ["feedback"], "role": "status", "aria-live": "polite"}),
+        tag("button", {"type": "button", "class": QUIZ["retry"], "hidden": True}, "Try again"),
         tag(
             "details",
             {"class": QUIZ["answers"]},

@@ -12,7 +12,7 @@
 //   {type: "started", number}                cell `number` starts (its packages load first)
 //   {type: "variant", number, key, ok, outputs}  the cell run first with another combination of
 //                                            its inputs (`key`), before the run with their defaults
-//   {type: "cell", number, ok, outputs}      outputs: {kind, text, png?}, {kind: "capped"},
+//   {type: "cell", number, ok, outputs}      outputs: {kind, text, png?, png_dark?, text_px?}, {kind: "capped"},
 //                                            {kind: "dropped", lines, chars}
 //   {type: "proving"}                        the exercises' proof starts
 //   {type: "verdicts", verdicts}             the exercises' proof
@@ -99,7 +99,7 @@ async function runCell(cell) {
 
 async function runOnce(cell, inputs) {
   output = new RunOutput(request.limits);
-  const emit = (kind, text, png) => output.emit(kind, text, png);
+  const emit = (kind, text, png, pngDark, textPx) => output.emit(kind, text, png, pngDark, textPx);
   let ok = runner.run(cell.number, cell.setup, cell.code, emit, inputs);
   if (typeof ok !== "boolean") ok = await ok; // a cell that awaits at top level
   const outputs = output.finish();
@@ -178,11 +178,12 @@ class RunOutput {
   }
 
   /* A result, an error or a figure (from cell_exec's emit); text longer than the cap is cut. */
-  emit(kind, text, png) {
+  emit(kind, text, png, pngDark, textPx) {
     const max = this.limits.chars;
     if (kind !== "figure" && text.length > max)
       text = text.slice(0, max) + `\n… ${text.length - max} characters dropped`;
-    this.items.push(kind === "figure" ? { kind, text, png } : { kind, chunks: [text] });
+    const figure = { kind, text, png, png_dark: pngDark || "", text_px: Number(textPx) || 0 };
+    this.items.push(kind === "figure" ? figure : { kind, chunks: [text] });
   }
 
   finish() {

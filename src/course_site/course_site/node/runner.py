@@ -16,12 +16,22 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from cell_exec import Outcome, install_input_guard, module_references, run_cell, run_cells, set_module_hint
+from cell_exec import (
+    Outcome,
+    install_input_guard,
+    module_references,
+    run_cell,
+    run_cells,
+    set_figure_schemes,
+    set_module_hint,
+)
 from exercise_check import CODE_RAISED, SETUP_RAISED, run_exercise
+from figure_style import SCHEMES
 
 import __main__
 
-JsEmit = Callable[[str, str, str], None]  # (kind, text, base64 PNG of a figure)
+JsEmit = Callable[[str, str, str, str, float], None]
+"""(kind, text, a figure's base64 PNG, its dark one, the font size of its smallest text in the PNG)"""
 
 
 def start(module_hint: str) -> None:
@@ -29,6 +39,7 @@ def start(module_hint: str) -> None:
     os.environ["MPLBACKEND"] = "agg"
     install_input_guard()
     set_module_hint(module_hint)
+    set_figure_schemes(SCHEMES)  # the page shows each figure in the scheme in use
 
 
 def extra_packages(code: str, import_packages: dict[str, list[str]]) -> list[str]:
@@ -55,9 +66,10 @@ def run(number: int, setup: str, code: str, emit: JsEmit, inputs: str = "") -> O
 def _emit(emit: JsEmit, kind: str, payload: object) -> None:
     if kind == "figure":
         assert isinstance(payload, dict)
-        emit(kind, payload["alt"], base64.b64encode(payload["png"]).decode("ascii"))
+        png, dark = (base64.b64encode(payload.get(key, b"")).decode("ascii") for key in ("png", "png_dark"))
+        emit(kind, payload["alt"], png, dark, payload["text_px"])
     else:
-        emit(kind, str(payload), "")
+        emit(kind, str(payload), "", "", 0.0)
 
 
 def prove(exercises_json: str) -> str:

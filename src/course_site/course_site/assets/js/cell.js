@@ -329,6 +329,7 @@ export class Cell {
           completion(cm, this), // names, attributes and keyword arguments from Jedi (complete.js)
           indentUnit.of("    "),
           EditorState.tabSize.of(4),
+          EditorView.lineWrapping, // no code is hidden at any width (course.css indents the continuation)
           keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
           EditorView.contentAttributes.of({
             "aria-label": `Python code, cell ${this.index}`,
@@ -540,7 +541,7 @@ export class Cell {
         this.explainNameError(msg.text);
         break;
       case MessageType.FIGURE:
-        this.appendFigure(msg.png, msg.alt);
+        this.appendFigure(msg.png, msg.alt, msg.scheme, msg.textPx);
         break;
       case MessageType.CAPPED:
         this.flush();
@@ -711,12 +712,15 @@ export class Cell {
     if (stick) this.output.scrollTop = this.output.scrollHeight;
   }
 
-  appendFigure(png, alt) {
+  appendFigure(png, alt, scheme, textPx) {
     this.flush();
     this.figureCount += 1;
     const url = URL.createObjectURL(new Blob([png], { type: "image/png" }));
     this.objectURLs.push(url);
-    const img = el("img", { src: url, alt: alt || `Figure ${this.figureCount}` });
+    // data-scheme: the colour scheme it was drawn in (course.css re-styles it if the palette switches)
+    const img = el("img", {
+      src: url, alt: alt || `Figure ${this.figureCount}`, "data-scheme": scheme || "default", "data-text-px": String(textPx ?? ""),
+    });
     this.output.append(el("figure", { class: `${CELL.out} ${CELL.out}--figure` }, img));
     this.lastPre = null;
     this.updateEmpty();

@@ -73,6 +73,9 @@ export function countSolved(ids, storage = localStore()) {
   return ids.filter((id) => isSolved(storage, id)).length;
 }
 
+/** The event this window gets when an exercise is solved (nav_progress.js updates the sidebar). */
+export const SOLVED_EVENT = "course-exercise-solved";
+
 /**
  * Show the course's progress, "3 of 7 exercises solved", in the p.course-progress element.
  * @param {HTMLElement} element carries data-exercise-ids, the JSON list of every exercise's id
@@ -81,7 +84,8 @@ export function countSolved(ids, storage = localStore()) {
 export function showProgress(element, storage = localStore()) {
   const ids = JSON.parse(element.dataset.exerciseIds);
   const noun = ids.length === 1 ? "exercise" : "exercises";
-  element.textContent = `${countSolved(ids, storage)} of ${ids.length} ${noun} solved`;
+  const count = element.querySelector(".course-progress__count") ?? element; // after its label
+  count.textContent = `${countSolved(ids, storage)} of ${ids.length} ${noun} solved`;
   element.hidden = false;
 }
 
@@ -132,6 +136,7 @@ export function enhanceExercise(root, cell, storage = localStore()) {
     if (state === "pass") {
       keepSolved(storage, id);
       markSolved();
+      globalThis.dispatchEvent?.(new CustomEvent(SOLVED_EVENT, { detail: { id } }));
     }
   });
 }

@@ -25,6 +25,7 @@
  * started (Jupyter's execution count; a fresh Python counts from 1 again).
  */
 import { DEFAULT_LIMITS, LIVENESS, MessageType } from "./protocol.js";
+import { pageScheme } from "./scheme.js";
 
 const STOP_GRACE_MS = 2000;
 
@@ -226,6 +227,7 @@ export class Kernel extends EventTarget {
       inputs: job.inputs?.() ?? "",
       maxLines: Number(this.settings?.output_max_lines) || DEFAULT_LIMITS.maxLines,
       maxChars: Number(this.settings?.output_max_chars) || DEFAULT_LIMITS.maxChars,
+      scheme: pageScheme(), // the run's figures are drawn in the page's colour scheme
     });
     this.announcePlaces(0);
   }

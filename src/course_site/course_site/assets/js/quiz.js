@@ -7,12 +7,15 @@
  *        <p>…</p><div class="course-quiz__why">…</div> </li> … </ol> </details>
  *   </form>
  *
- * Without JavaScript the <details> block still gives every answer.  With it,
- * choosing an option (click, or arrow keys within the radio group) shows
- * "Correct." / "Not quite." and that option's explanation, cloned from the
- * author's (trusted) HTML in the details block.
+ * Without JavaScript the <details> block still gives every answer.  With it, the
+ * block stays hidden until the learner answers; choosing an option (click, or arrow
+ * keys within the radio group) shows "Correct." / "Not quite." and that option's
+ * explanation, cloned from the author's (trusted) HTML in the details block, then
+ * the block. The answer is kept across reloads (quiz_answers.js); the
+ * <button class="course-quiz__retry">Try again</button> forgets it.
  */
 import names from "./dom_names.js";
+import { QuizAnswer } from "./quiz_answers.js";
 
 const QUIZ = names.quiz;
 const DATA = names.quizData;
@@ -56,15 +59,49 @@ function show(form, input) {
   }
 }
 
+/** Show the answers block and the Try again button once answered; hide them before. */
+function reveal(form, answered) {
+  const answers = form.querySelector(`.${QUIZ.answers}`);
+  if (answers) answers.hidden = !answered;
+  const retry = form.querySelector(`.${QUIZ.retry}`);
+  if (retry) retry.hidden = !answered;
+}
+
+/** Forget the answer: no option chosen, no feedback, the answers hidden again. */
+function reset(form, kept) {
+  kept.forget();
+  const options = [...form.querySelectorAll(`.${QUIZ.option}`)];
+  for (const option of options) {
+    option.querySelector("input[type=radio]").checked = false;
+    for (const kind of ["chosen", "correct", "incorrect"]) option.classList.toggle(`${QUIZ.option}--${kind}`, false);
+  }
+  const feedback = form.querySelector(`.${QUIZ.feedback}`);
+  feedback?.replaceChildren();
+  feedback?.removeAttribute(DATA.result);
+  form.removeAttribute(DATA.answered);
+  reveal(form, false);
+  options[0]?.querySelector("input[type=radio]").focus();
+}
+
 function initQuiz(form) {
   form.setAttribute(DATA.enhanced, "ready");
+  const kept = new QuizAnswer(form.id || "", form.textContent || "");
+  const radios = [...form.querySelectorAll(`.${QUIZ.option}`)].map((option) => option.querySelector("input[type=radio]"));
   form.addEventListener("submit", (event) => event.preventDefault());
   form.addEventListener("change", (event) => {
     const input = event.target;
-    if (input instanceof HTMLInputElement && input.type === "radio" && input.checked) show(form, input);
+    if (!(input instanceof HTMLInputElement && input.type === "radio" && input.checked)) return;
+    kept.save(input.value);
+    show(form, input);
+    reveal(form, true);
   });
-  const checked = form.querySelector("input[type=radio]:checked"); // restored by the browser
+  form.querySelector(`.${QUIZ.retry}`)?.addEventListener("click", () => reset(form, kept));
+  const value = kept.load();
+  const restored = radios.find((radio) => radio && radio.value === value);
+  if (restored) restored.checked = true;
+  const checked = restored ?? form.querySelector("input[type=radio]:checked"); // or restored by the browser
   if (checked) show(form, checked);
+  reveal(form, Boolean(checked));
 }
 
 export function initQuizzes(forms) {

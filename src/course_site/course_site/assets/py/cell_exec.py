@@ -13,9 +13,14 @@ build redirects ``sys.stdout``).  Everything else a cell produces goes through
     ``repr`` of a final bare expression, unless it is ``None``.
 ``("error", str)``
     a traceback trimmed to the learner's frames, plus the exception line.
-``("figure", {"png": bytes, "alt": str})``
+``("figure", {"png": bytes, "alt": str, "scheme": str, "text_px": float, "png_dark": bytes?})``
     every open matplotlib figure, in order (then closed): at each
-    ``plt.show()`` and after the cell.
+    ``plt.show()`` and after the cell. ``png`` is drawn for the first of the
+    colour schemes that :func:`set_figure_schemes` chose (``scheme``: Material's
+    ``default`` or ``slate``); the build asks for both, and ``png_dark`` is the
+    ``slate`` one (``figure_style.py``). ``text_px`` is the height of its smallest
+    text in the PNG's pixels (its font size), so that a page can tell how tall its text
+    is as shown.
 
 A cell that awaits at top level (``await``, ``async for``, ``async with``, as
 in Jupyter) makes :func:`run_cell` return a coroutine instead of a bool: the
@@ -52,6 +57,7 @@ __all__ = [
     "module_references",
     "run_cell",
     "run_cells",
+    "set_figure_schemes",
     "set_module_hint",
 ]
 
@@ -78,7 +84,15 @@ _NO_THREAD_MESSAGE = "can't start new thread"
 _CELL_FILES: set[str] = set()
 
 FIGURE_DPI = 100
+#: The colour schemes each figure is saved in (Material's "default" and/or "slate"), in order.
+_figure_schemes: tuple[str, ...] = ("default",)
 FIGURE_ALT_ATTRIBUTE = "alt_text"  # fig.alt_text = "…": the author's own alt text for a figure
+
+
+def set_figure_schemes(schemes: Iterable[str]) -> None:
+    """Save each figure in these colour schemes: the page's one in the browser, both at build time."""
+    global _figure_schemes
+    _figure_schemes = tuple(schemes) or ("default",)
 
 
 def set_module_hint(text: str) -> None:
@@ -253,16 +267,18 @@ class _CellRun:
             for num in plt.get_fignums():
                 fig = plt.figure(num)
                 try:
-                    buf = io.BytesIO()
-                    # "tight" draws the figure twice: only for figures whose layout nobody chose.
-                    tight = None if laid_out(fig) else "tight"
-                    fig.savefig(buf, format="png", dpi=FIGURE_DPI, bbox_inches=tight)
+                    pngs = _figure_pngs(fig)
                 except Exception as exc:
                     self.fail(exc)
                     continue
                 self.figures += 1
                 _flush_std()
-                self.emit("figure", {"png": buf.getvalue(), "alt": _figure_alt(fig, self.figures)})
+                scheme = _figure_schemes[0]
+                alt = _figure_alt(fig, self.figures)
+                figure = {"png": pngs[scheme], "alt": alt, "scheme": scheme, "text_px": _smallest_text_px(fig)}
+                if len(pngs) > 1 and "slate" in pngs:
+                    figure["png_dark"] = pngs["slate"]
+                self.emit("figure", figure)
         finally:
             plt.close("all")
 
@@ -390,6 +406,40 @@ class _PyplotImportHook(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         module.__loader__ = module.__spec__.loader = self._loader
         self._loader.exec_module(module)
         _patch_pyplot_show(module)
+
+
+def _figure_pngs(fig: Any) -> dict[str, bytes]:
+    """``fig`` as a PNG in each colour scheme of ``_figure_schemes`` (``figure_style.restyle`` recolours it)."""
+    pngs = {}
+    # "tight" draws the figure twice: only for figures whose layout nobody chose.
+    tight = None if laid_out(fig) else "tight"
+    for scheme in sorted(_figure_schemes, key=("default", "slate").index):  # restyling goes one way
+        if scheme != "default":
+            _figure_style().restyle(fig, scheme)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=FIGURE_DPI, bbox_inches=tight)
+        pngs[scheme] = buf.getvalue()
+    return pngs
+
+
+def _smallest_text_px(fig: Any) -> float:
+    """The font size, in the PNG's pixels, of the figure's smallest visible text (0.0 without text)."""
+    from matplotlib.text import Text
+
+    sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    return round(min(sizes) * FIGURE_DPI / 72, 2) if sizes else 0.0
+
+
+def _figure_style() -> ModuleType:
+    """``figure_style.py``, which lies beside this file (imported by name where the host put both on the path)."""
+    try:
+        import figure_style
+    except ImportError:  # this file was loaded by its path (the tests): load its neighbour the same way
+        path = os.path.join(os.path.dirname(__file__), "figure_style.py")
+        spec = importlib.util.spec_from_file_location("figure_style", path)
+        figure_style = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(figure_style)
+    return figure_style
 
 
 def laid_out(fig: Any) -> bool:

@@ -78,9 +78,14 @@ def provide_stdlib(data: Any) -> None:
 def emit(kind: str, payload: Any) -> None:
     """Send one of ``cell_exec``'s outputs to the page: a figure's PNG as bytes, the rest as text."""
     if kind == "figure":
-        emit_figure(to_js(payload["png"]), payload["alt"])
+        emit_figure(to_js(payload["png"]), payload["alt"], payload["scheme"], payload["text_px"])
     else:
         emit_text(kind, str(payload))
+
+
+def set_figure_scheme(scheme: str) -> None:
+    """Draw the next runs' figures in the page's colour scheme (``default`` or ``slate``)."""
+    cell_exec.set_figure_schemes([scheme if scheme in ("default", "slate") else "default"])
 
 
 def run(code: str, setup: str, filename: str, inputs: str = "") -> cell_exec.Outcome:

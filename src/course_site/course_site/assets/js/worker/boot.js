@@ -16,7 +16,7 @@ import { flushStream, host, openRunId, writeStream } from "./output.js";
 
 const HOST_MODULE = "_course_host";
 const PYTHON_DIR = "/home/pyodide/.course";
-const PYTHON_FILES = ["cell_exec.py", "exercise_check.py", "stdlib_finder.py", "worker_bridge.py"]; // in ../../py/
+const PYTHON_FILES = ["cell_exec.py", "exercise_check.py", "figure_style.py", "stdlib_finder.py", "worker_bridge.py"]; // in ../../py/
 const BYTECODE_PREFIX = "/course-pyc"; // sys.pycache_prefix: compile_bytecode.mjs's PACKAGES_PREFIX
 
 /** The settings file at `url`, as the site wrote it, from `responsePromise` (its fetch). */

@@ -149,10 +149,10 @@ export const host = {
     }
     self.postMessage({ type: kind, id: current.id, text });
   },
-  emit_figure(png, alt) {
+  emit_figure(png, alt, scheme, textPx) {
     flushStream();
     if (!current) return;
     const bytes = png.slice ? png.slice() : new Uint8Array(png);
-    self.postMessage({ type: MessageType.FIGURE, id: current.id, png: bytes.buffer, alt }, [bytes.buffer]);
+    self.postMessage({ type: MessageType.FIGURE, id: current.id, png: bytes.buffer, alt, scheme, textPx }, [bytes.buffer]);
   },
 };

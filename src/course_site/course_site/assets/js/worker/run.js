@@ -84,6 +84,7 @@ async function run(msg) {
       return;
     }
     clearStopRequest();
+    python.bridge.set_figure_scheme(msg.scheme || "default");
     self.postMessage({ type: MessageType.STARTED, id: msg.id });
     t1 = performance.now();
     if (typeof msg.check === "string") {

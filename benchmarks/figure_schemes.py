@@ -1,0 +1,84 @@
+"""What drawing every figure in both colour schemes costs the build: cold-cache runs, side by side.
+
+The build saves each figure twice, in Material's light and dark schemes (figure_style.py). This
+runs the course's lessons in the site's Pyodide under Node, as ``mkdocs build`` does with an empty
+cache, with the build's runner (both schemes) and with a copy that saves the light figure only,
+in interleaved rounds, one page at a time; it prints each run, the medians and their ratio.
+A report, not a test: it exits 0.
+
+    .venv/bin/python benchmarks/figure_schemes.py [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from course_site import execute, site_assets
+from course_site.execute import PageRunner, RunSettings
+from course_site.lesson_page import runs_of
+
+ROOT = Path(__file__).resolve().parents[1]
+LESSONS = sorted((ROOT / "lessons").glob("*.md"))
+SETTINGS = RunSettings(
+    ["numpy", "posenc"], {"posenc.plot": ["matplotlib"]}, "hint", site_assets.OutputLimits(2000, 200_000)
+)
+
+
+def staged_python(folder: Path) -> site_assets.LocalPython:
+    package = site_assets.CoursePackage(ROOT, ROOT / "src" / "posenc")
+    shipped = site_assets.prepare(
+        ROOT / "pyodide_assets/manifest.json",
+        ROOT / "pyodide_assets/files",
+        package,
+        folder,
+        base_url=None,
+        import_packages={"posenc.plot": ["matplotlib"]},
+        preload=["numpy", "posenc"],
+    )
+    return site_assets.stage_local(shipped, folder / "python")
+
+
+def light_only_runner(folder: Path) -> dict[str, Path]:
+    """The build's runner files, with a runner that saves each figure in the light scheme only."""
+    runner = folder / "runner_light_only.py"
+    source = execute.RUNNER_FILES["course_build_runner.py"].read_text()
+    runner.write_text(source.replace("set_figure_schemes(SCHEMES)", 'set_figure_schemes(["default"])'))
+    return {**execute.RUNNER_FILES, "course_build_runner.py": runner}
+
+
+def run_cold(python: site_assets.LocalPython, files: dict[str, Path]) -> float:
+    """Seconds to run every lesson's cells and exercises with an empty cache."""
+    execute.RUNNER_FILES.clear()
+    execute.RUNNER_FILES.update(files)
+    runner = PageRunner(Path(tempfile.mkdtemp()), python, SETTINGS, 600)
+    pages = [runs_of(path.read_text(), path.relative_to(ROOT).as_posix(), 1) for path in LESSONS]
+    start = time.perf_counter()
+    for page in pages:
+        runner.run_pages([page])
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    rounds = parser.parse_args().rounds
+    folder = Path(tempfile.mkdtemp())
+    python = staged_python(folder)
+    variants = {"both schemes": dict(execute.RUNNER_FILES), "light only": light_only_runner(folder)}
+    seconds: dict[str, list[float]] = {name: [] for name in variants}
+    for k in range(rounds):
+        order = list(variants) if k % 2 == 0 else list(reversed(variants))
+        for name in order:
+            seconds[name].append(run_cold(python, variants[name]))
+            print(f"round {k + 1}: {name}: {seconds[name][-1]:.1f} s", flush=True)
+    medians = {name: statistics.median(values) for name, values in seconds.items()}
+    ratio = medians["both schemes"] / medians["light only"]
+    print(f"medians: {', '.join(f'{name} {value:.1f} s' for name, value in medians.items())}; ratio {ratio:.2f}")
+
+
+if __name__ == "__main__":
+    main()
