@@ -21,7 +21,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from completion import build, chromium, serve
+from completion import build, open_lesson, serve
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,11 +68,7 @@ DRAG = """async (cell) => {
 def measure(url: str, rounds: int) -> tuple[dict[str, list[float]], int]:
     times: dict[str, list[float]] = {"run": [], "input": []}
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium())
-        page = browser.new_page()
-        page.route("**/*", lambda r: r.continue_() if "127.0.0.1" in r.request.url else r.abort())
-        page.goto(url + "lessons/32-positional-encoding/")
-        page.locator("#cell-1 .course-cell__status", has_text="Python is ready").wait_for(timeout=180_000)
+        browser, page = open_lesson(p, url)
         page.locator(CELL).scroll_into_view_if_needed()
         page.evaluate(TIMED, [CELL, "run", 10])  # warm: matplotlib loads
         position = 10
