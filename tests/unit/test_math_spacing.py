@@ -41,6 +41,11 @@ def test_scripted_and_named_operators_are_functions_too(tex: str):
     assert items[1][:2] == ("mo", "\u2061") and items[1][2]["rspace"] == "0.1667em"
 
 
+@pytest.mark.parametrize("tex", [r"(\sin, \cos)", r"\sin = f", r"x \mapsto \cos"])
+def test_a_function_name_before_punctuation_a_closing_bracket_or_a_relation_is_not_applied(tex: str):
+    assert "\u2061" not in "".join(mathml(tex).itertext())
+
+
 def test_a_name_that_is_no_function_is_left_alone():
     assert "\u2061" not in "".join(mathml(r"\mathrm{PE}(x) + m\theta").itertext())
 

@@ -55,7 +55,7 @@ def _space_children(parent: ET.Element) -> None:
             child.set("rspace", "0")
     for k in reversed(range(len(children))):
         child, after = children[k], _next_visible(children, k)
-        if _is_function(child) and after is not None and _local(parent) not in (*_SCRIPTED, "mfrac"):
+        if _is_function(child) and _takes_argument(after) and _local(parent) not in (*_SCRIPTED, "mfrac"):
             apply = ET.Element(f"{_NS}mo", {"lspace": "0", "rspace": "0" if _opens(after) else THIN_SPACE})
             apply.text = FUNCTION_APPLICATION
             parent.insert(k + 1, apply)
@@ -96,6 +96,17 @@ def _next_visible(children: list[ET.Element], k: int) -> ET.Element | None:
         if _local(child) != "mspace":
             return child
     return None
+
+
+def _takes_argument(after: ET.Element | None) -> bool:
+    """Whether a function name followed by ``after`` is applied to it: not at the end of a row, nor before
+    punctuation, a closing bracket or a relation (``(\\sin, \\cos)``, ``\\sin = …``: TeX adds no space there)."""
+    if after is None:
+        return False
+    if _local(after) != "mo":
+        return True
+    text = _text(after)
+    return _opens(after) or text in _SIGNS or (text.isalpha() and len(text) > 1)
 
 
 def _opens(element: ET.Element) -> bool:
