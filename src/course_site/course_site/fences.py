@@ -83,7 +83,7 @@ class Section:
 
 @dataclass
 class Cell:
-    """A runnable cell: visible code, hidden setup, options and where it is."""
+    """A runnable cell: its code, its setup, options and where it is."""
 
     block: Block
     code: str
@@ -233,7 +233,7 @@ def _parse_options(text: str, path: str, line: int) -> dict[str, str]:
 
 
 def to_cell(block: Block) -> Cell:
-    """Validate a ``pyodide`` block's options and split off its hidden setup."""
+    """Validate a ``pyodide`` block's options and split off its setup."""
     options = cell_options(block)
     sections = _split_sections(block)
     setup_line, setup = sections.get("setup", (block.body_line, ""))

@@ -5,7 +5,7 @@ source (so math stays TeX, which Jupyter renders) and the blocks the build parse
 (`lesson_page.LessonBlocks`):
 
 - the prose between blocks: Markdown cells (admonitions become block quotes);
-- a cell: one code cell, its hidden setup first, with its build-time outputs (text, PNG);
+- a cell: one code cell, its setup first, with its build-time outputs (text, PNG);
 - an exercise: its task (Markdown: title, hints and solution folded in ``<details>``), a code
   cell with its setup and starter, and a check cell ``check_exercise(...)``, which prints the
   verdict ("All checks passed." or what is not right yet) and never raises, so the notebook
