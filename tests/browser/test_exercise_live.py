@@ -182,7 +182,7 @@ def test_solved_state_survives_a_reload_and_counts_on_the_home_page(browser, sit
         expect(page.locator(selector(page, 1, exercises[0]))).not_to_have_attribute("data-solved", "true")
         assert page.evaluate("(key) => localStorage.getItem(key)", SOLVED + f"{LESSON}#{exercises[1].slug}") == "true"
         page.goto(site_server)
-        expect(page.locator("p.course-progress")).to_have_text(f"1 of {total} exercises solved")
+        expect(page.locator("p.course-progress")).to_have_text(f"Your progress: 1 of {total} exercises solved")
         assert not problems
 
 
