@@ -21,9 +21,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from axe_fixture import audit, report
-from PIL import Image
+from PIL import Image, ImageStat
 from playwright.sync_api import expect
-from runner_fixture import LESSONS, LOAD_TIMEOUT_MS, guarded_page, run, wait_for_editor
+from runner_fixture import LESSONS, LOAD_TIMEOUT_MS, guarded_page, run, set_code, wait_for_editor
 
 pytestmark = pytest.mark.browser
 
@@ -84,6 +84,37 @@ WIDE_MATH = """() => [...document.querySelectorAll(".course-math")]
   }))"""
 
 
+# Where an editor's long line wraps: the left edges (px) of its text's start, of its first non-blank
+# character and of its continuation (the second visual line), and one column's width.
+WRAPPED = """(line) => {
+  const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+  const nodes = [];
+  while (walker.nextNode()) nodes.push(walker.currentNode);
+  const at = (offset) => {
+    for (const node of nodes) {
+      if (offset < node.length) {
+        const range = document.createRange();
+        range.setStart(node, offset);
+        range.setEnd(node, offset + 1);
+        return range.getBoundingClientRect();
+      }
+      offset -= node.length;
+    }
+    return null;
+  };
+  const text = line.textContent;
+  const firstTop = at(0).top;
+  let wrapped = -1;
+  for (let i = 0; i < text.length; i++) if (at(i).top > firstTop + 2) { wrapped = i; break; }
+  return {
+    start: at(0).left,
+    code: at(text.search(/\\S/)).left,
+    continuation: wrapped < 0 ? null : at(wrapped).left,
+    column: at(1).left - at(0).left,
+  };
+}"""
+
+
 EAGER = "() => document.querySelectorAll('.course-out--figure img').forEach((img) => { img.loading = 'eager'; })"
 
 
@@ -104,9 +135,6 @@ def test_no_line_of_code_is_wider_than_its_editor(browser, site_server, lesson, 
     with guarded_page(browser, site_server + lesson, **SCREENS[screen]) as (page, _):
         every_editor(page)
         assert page.evaluate(WIDE_LINES) == []
-        # A wrapped line's continuation is indented (a hanging indent of four columns).
-        indent = page.locator(".cm-line").first.evaluate("(line) => getComputedStyle(line).textIndent")
-        assert float(indent.removesuffix("px")) < 0
         # Exercise tasks are prose above the editor.
         tasks = page.locator(".course-exercise .course-exercise__task")
         assert tasks.count() == page.locator(".course-exercise").count() > 0
@@ -114,6 +142,20 @@ def test_no_line_of_code_is_wider_than_its_editor(browser, site_server, lesson, 
         task_bottom = first.locator(".course-exercise__task").bounding_box()
         editor_top = first.locator(".cm-editor").bounding_box()
         assert task_bottom["y"] + task_bottom["height"] <= editor_top["y"]
+
+
+@pytest.mark.parametrize("indent", [0, 8])
+def test_a_wrapped_line_continues_under_its_own_indent_and_four_columns(browser, site_server, indent):
+    """At 390 px a long line wraps; its continuation starts ``indent + 4`` columns from the line's start."""
+    with guarded_page(browser, site_server + LESSONS[0], **PHONE) as (page, _):
+        long_line = " " * indent + "total = " + " + ".join(f"value_{i}" for i in range(30))
+        set_code(page, "#cell-1", f"if True:\n{long_line}" if indent else long_line)
+        target = "#cell-1 .cm-line" + (":nth-child(2)" if indent else "")
+        edges = page.locator(target).evaluate(WRAPPED)
+        assert edges["continuation"] is not None, "the line did not wrap at 390 px"
+        assert edges["code"] - edges["start"] == pytest.approx(indent * edges["column"], abs=1)
+        hang = (edges["continuation"] - edges["start"]) / edges["column"]
+        assert hang == pytest.approx(indent + 4, abs=0.2)
 
 
 @pytest.mark.parametrize("lesson", LESSONS)
@@ -161,7 +203,7 @@ def test_an_equation_that_overflows_shows_a_shadow_where_it_is_cut(browser, site
             image = Image.open(BytesIO(box.screenshot())).convert("L")
             width, height = image.size
             strip = image.crop((width - 4, height // 4, width, 3 * height // 4))
-            return sum(strip.getdata()) / (strip.width * strip.height)
+            return ImageStat.Stat(strip).mean[0]
 
         cut = right_edge()
         box.evaluate("(box) => { box.scrollLeft = box.scrollWidth; }")

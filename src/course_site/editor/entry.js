@@ -4,6 +4,8 @@
 import { tags as t, tagHighlighter } from "@lezer/highlight";
 import { LanguageSupport } from "@codemirror/language";
 import { pythonLanguage } from "@codemirror/lang-python";
+import { RangeSetBuilder, countColumn } from "@codemirror/state";
+import { Decoration, ViewPlugin } from "@codemirror/view";
 
 export { EditorState, Prec } from "@codemirror/state";
 export {
@@ -24,6 +26,41 @@ export { autocompletion, completionKeymap, startCompletion } from "@codemirror/a
 export function python() {
   return new LanguageSupport(pythonLanguage);
 }
+
+/** Extra columns of a wrapped line's continuation, beyond the line's own indent. */
+const HANG_COLUMNS = 4;
+
+/** Each line's hanging indent, in columns: its own leading whitespace plus HANG_COLUMNS. */
+function hangingIndents(view) {
+  const builder = new RangeSetBuilder();
+  const { doc, tabSize } = view.state;
+  for (const { from, to } of view.visibleRanges) {
+    for (let pos = from; pos <= to; ) {
+      const line = doc.lineAt(pos);
+      const indent = countColumn(/^[ \t]*/.exec(line.text)[0], tabSize);
+      const style = `--course-hang: ${indent + HANG_COLUMNS}ch`;
+      builder.add(line.from, line.from, Decoration.line({ attributes: { style } }));
+      pos = line.to + 1;
+    }
+  }
+  return builder.finish();
+}
+
+/** With `EditorView.lineWrapping`: a wrapped line's continuation starts under the line's own
+ * indent plus four columns, so it never reads as a line of its own (course.css applies
+ * `--course-hang` as a hanging indent). */
+export const hangingIndent = ViewPlugin.fromClass(
+  class {
+    constructor(view) {
+      this.decorations = hangingIndents(view);
+    }
+
+    update(update) {
+      if (update.docChanged || update.viewportChanged) this.decorations = hangingIndents(update.view);
+    }
+  },
+  { decorations: (plugin) => plugin.decorations },
+);
 
 /** Maps syntax tags to CSS classes (`cm-t-*`). Colours live in course.css, built on
  * Material's `--md-code-hl-*` variables, so light/dark follow the page palette. */

@@ -293,7 +293,7 @@ export class Cell {
     const {
       EditorView, EditorState, Prec, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter,
       highlightSpecialChars, drawSelection, defaultKeymap, history, historyKeymap, indentWithTab,
-      bracketMatching, indentOnInput, indentUnit, syntaxHighlighting, python, courseHighlighter,
+      bracketMatching, indentOnInput, indentUnit, syntaxHighlighting, python, courseHighlighter, hangingIndent,
     } = cm;
     this.editorHost = el("div", { class: CELL.editor });
     const height = parseInt(this.root.getAttribute(DATA.height), 10);
@@ -329,7 +329,8 @@ export class Cell {
           completion(cm, this), // names, attributes and keyword arguments from Jedi (complete.js)
           indentUnit.of("    "),
           EditorState.tabSize.of(4),
-          EditorView.lineWrapping, // no code is hidden at any width (course.css indents the continuation)
+          EditorView.lineWrapping, // no code is hidden at any width…
+          hangingIndent, // …and a continuation starts under its line's indent (course.css)
           keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
           EditorView.contentAttributes.of({
             "aria-label": `Python code, cell ${this.index}`,
