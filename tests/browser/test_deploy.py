@@ -187,6 +187,12 @@ def open_lesson(context, url: str, page=None):
     return page
 
 
+SAVE_DATA = "Object.defineProperty(navigator.connection, 'saveData', { get: () => true })"
+"""An init script: the browser's Data Saver is on (the page starts no Python until a Run)."""
+
+LOADED = "performance.getEntriesByType('resource').map((entry) => entry.name)"
+
+
 def expect_build(page, version: str, builds: dict[str, Path]) -> None:
     """The page is ``version``'s, whole: its text, its runner and the settings its worker read."""
     # A page of another build reloads once its worker has read the settings: on a busy machine, seconds.
@@ -196,7 +202,7 @@ def expect_build(page, version: str, builds: dict[str, Path]) -> None:
     expect(marked).to_have_count(1 if version == "v2" else 0, timeout=LOAD_TIMEOUT_MS)
     settings = json.loads((builds[version] / SETTINGS_FILE).read_text())
     assert page.locator("script[data-worker]").get_attribute("data-version") == settings["version"]
-    loaded = page.evaluate("performance.getEntriesByType('resource').map((entry) => entry.name)")
+    loaded = page.evaluate(LOADED)
     runners = {name.split("/assets/course/")[1].split("/")[0] for name in loaded if "/assets/course/runner-" in name}
     assert runners == {settings["runner_folder"].rstrip("/")}, runners
 
@@ -279,6 +285,24 @@ def test_without_a_service_worker_a_cached_page_of_the_old_build_reloads_into_th
         expect_build(tab, "v2", builds)
         page.reload()
         expect_build(page, "v2", builds)
+    with browser_process(chromium_options, browser, profile, service_workers="block") as context:
+        page = open_lesson(context, host.url)
+        expect_build(page, "v2", builds)
+        assert first_output(page, "#cell-1") == "posenc 0.2.0"
+
+
+def test_a_cached_page_whose_worker_was_never_kept_reloads_into_the_new_build(
+    host, builds, browser, chromium_options, tmp_path
+):
+    """A first visit with Data Saver on kept v1's page and its scripts but not its Python worker's
+    (none started). After the deploy, within max-age, the cached page's worker cannot start (v1's
+    runner is gone from the host): the page reads the settings itself, reloads into v2, and a cell runs."""
+    profile = tmp_path / "profile"
+    with browser_process(chromium_options, browser, profile, service_workers="block") as context:
+        context.add_init_script(SAVE_DATA)  # not a route: the HTTP cache stays on
+        page = open_lesson(context, host.url)
+        expect_build(page, "v1", builds)
+    host.deploy()
     with browser_process(chromium_options, browser, profile, service_workers="block") as context:
         page = open_lesson(context, host.url)
         expect_build(page, "v2", builds)

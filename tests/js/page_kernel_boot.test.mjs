@@ -1,6 +1,7 @@
 // The page's kernel as enhance.js boots it (assets/js/page_kernel.js: boot): it adopts the worker that
 // worker_prestart.js started, renders the rest of the page and registers the service worker once
-// Python is quiet, and asks for a snapshot then; run by tests/unit/test_runner_js.py.
+// Python is quiet, and asks for a snapshot then; a page of another build than the deployed one reloads
+// into it once; run by tests/unit/test_runner_js.py.
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, mock, test } from "node:test";
 
@@ -17,11 +18,16 @@ class FakeWorker {
   }
 }
 
-let registered, removed, idleCallbacks;
+let registered, removed, idleCallbacks, reloads, fetched, session;
 globalThis.Worker = FakeWorker;
 globalThis.window = globalThis;
 Object.defineProperty(globalThis, "navigator", { value: {}, configurable: true });
-globalThis.location = { origin: "https://learn.example.org", pathname: "/course/lessons/a/", reload: () => {} };
+globalThis.location = {
+  origin: "https://learn.example.org",
+  href: "https://learn.example.org/course/lessons/a/",
+  pathname: "/course/lessons/a/",
+  reload: () => reloads.push(location.href),
+};
 globalThis.document = { documentElement: { classList: { remove: (name) => removed.push(name) } } };
 const { boot, forget } = await import("../../src/course_site/course_site/assets/js/page_kernel.js");
 
@@ -29,9 +35,10 @@ const SETTINGS = { service_worker: "../../course-sw.js", version: "3f2a9c", pyod
 const SETTINGS_URL = "https://learn.example.org/course/assets/course/worker-settings.json";
 
 /* A page whose worker_prestart script started `worker`; its service worker API records registrations. */
-function page({ secure = true, serviceWorker = true } = {}) {
+function page({ secure = true, serviceWorker = true, version = null } = {}) {
   const worker = new FakeWorker();
-  globalThis.coursePython = { url: "assets/course/js/worker/main.js", worker, events: [] };
+  const url = "https://learn.example.org/course/assets/course/runner-1/js/worker/main.js";
+  globalThis.coursePython = { url, worker, events: [], version };
   globalThis.isSecureContext = secure;
   if (serviceWorker) navigator.serviceWorker = { register: async (url, options) => registered.push([String(url), options]) };
   else delete navigator.serviceWorker;
@@ -48,7 +55,12 @@ function readyAndQuiet(worker, settings = SETTINGS) {
 
 beforeEach(() => {
   mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
-  [registered, removed, idleCallbacks] = [[], [], []];
+  [registered, removed, idleCallbacks, reloads, fetched, session] = [[], [], [], [], [], new Map()];
+  globalThis.sessionStorage = { getItem: (key) => session.get(key) ?? null, setItem: (key, value) => session.set(key, value) };
+  globalThis.fetch = async (url, options) => {
+    fetched.push([String(url), options]);
+    return { ok: true, json: async () => SETTINGS };
+  };
   globalThis.requestIdleCallback = (callback, options) => {
     assert.deepEqual(options, { timeout: 2000 });
     idleCallbacks.push(callback);
@@ -66,7 +78,7 @@ test("boot adopts the worker that worker_prestart started, once", () => {
   const { kernel } = boot();
   assert.equal(boot().kernel, kernel);
   assert.equal(kernel.worker, worker);
-  assert.equal(kernel.options.workerURL, "assets/course/js/worker/main.js");
+  assert.equal(kernel.options.workerURL, "https://learn.example.org/course/assets/course/runner-1/js/worker/main.js");
   assert.equal(globalThis.coursePython, undefined, "taken from the page");
 });
 
@@ -159,4 +171,79 @@ test("with Pyodide from a CDN the service worker is asked for no isolation", () 
   boot();
   readyAndQuiet(worker, { ...SETTINGS, pyodide_index_url: "https://cdn.example.net/pyodide/v0.27.7/full/" });
   assert.deepEqual(registered.map(([url]) => url), ["https://learn.example.org/course/course-sw.js?v=3f2a9c&pyodide=0.27.7"]);
+});
+
+test("a page of another build reloads once its worker has read the deployed settings, once per build", () => {
+  const said = [];
+  const warn = console.warn;
+  console.warn = (...args) => said.push(args.join(" "));
+  try {
+    let worker = page({ version: "old111" });
+    boot();
+    worker.send({ type: MessageType.SETTINGS, settings: SETTINGS, url: SETTINGS_URL });
+    assert.deepEqual(reloads, ["https://learn.example.org/course/lessons/a/"]);
+    assert.equal(boot().kernel.state, "disposed", "no cell runs with the other build's Python");
+    forget();
+    // The host still serves the old page after the reload: no second reload, but it is said.
+    worker = page({ version: "old111" });
+    boot();
+    worker.send({ type: MessageType.SETTINGS, settings: SETTINGS, url: SETTINGS_URL });
+    assert.equal(reloads.length, 1);
+    assert.deepEqual(said, ["course: this page is build old111, the site's settings are build 3f2a9c"]);
+  } finally {
+    console.warn = warn;
+  }
+});
+
+test("a page of the deployed build does not reload", () => {
+  const worker = page({ version: SETTINGS.version });
+  boot();
+  worker.send({ type: MessageType.SETTINGS, settings: SETTINGS, url: SETTINGS_URL });
+  assert.deepEqual(reloads, []);
+});
+
+test("an older build's worker that fails before reading the settings: the page reads them and reloads", async () => {
+  const worker = page({ version: "old111" });
+  boot();
+  worker.onerror({ message: "Failed to fetch dynamically imported module: …/runner-1/js/worker/run.js" });
+  assert.equal(boot().kernel.state, "failed");
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(fetched, [["https://learn.example.org/course/assets/course/worker-settings.json", { cache: "no-cache" }]]);
+  assert.deepEqual(reloads, ["https://learn.example.org/course/lessons/a/"]);
+});
+
+test("a worker of the deployed build that fails: the settings are read and nothing reloads", async () => {
+  const worker = page({ version: SETTINGS.version });
+  boot();
+  worker.send({ type: MessageType.INIT_ERROR, message: "no WebAssembly" });
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(fetched.length, 1);
+  assert.deepEqual(reloads, []);
+});
+
+test("a failure after the worker read the settings, or with no settings to read, reloads nothing", async () => {
+  let worker = page({ version: "old111" });
+  session.set("course-reloaded-for", SETTINGS.version); // this tab reloaded for it already
+  boot();
+  const warn = console.warn;
+  console.warn = () => {}; // said: the previous test
+  try {
+    worker.send({ type: MessageType.SETTINGS, settings: SETTINGS, url: SETTINGS_URL });
+  } finally {
+    console.warn = warn;
+  }
+  worker.send({ type: MessageType.INIT_ERROR, message: "no WebAssembly" });
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(fetched, [], "the worker's own reading was checked");
+  boot().kernel.dispose();
+  forget();
+  session.clear();
+  globalThis.fetch = async () => {
+    throw new TypeError("Failed to fetch"); // offline
+  };
+  worker = page({ version: "old111" });
+  boot();
+  worker.send({ type: MessageType.INIT_ERROR, message: "offline" });
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(reloads, []);
 });
