@@ -1,4 +1,4 @@
-"""TeX's spacing in the MathML the build writes: function application and signs (course_site.mathml)."""
+"""TeX's spacing in the MathML the build writes: function application, signs and slashes (course_site.mathml)."""
 
 from __future__ import annotations
 
@@ -65,3 +65,9 @@ def test_a_binary_minus_keeps_its_spaces(tex: str):
 def test_a_negative_thin_space_is_a_length():
     spaces = list(mathml(r"\sin\!\left(x\right)").iter(f"{NS}mspace"))
     assert [space.get("width") for space in spaces] == ["-0.1667em"]
+
+
+@pytest.mark.parametrize("tex", ["L/4", r"\theta'/\theta", r"1/\sqrt{d_k}", "2i/d - 1"])
+def test_a_slash_is_set_tight_as_an_ordinary_symbol(tex: str):
+    slashes = [element for element in mathml(tex).iter(f"{NS}mo") if element.text == "/"]
+    assert slashes and all(slash.get("lspace") == slash.get("rspace") == "0" for slash in slashes)

@@ -5,10 +5,11 @@ and a minus after an opening bracket or a relation as an infix operator, spaced 
 ``a - b``. TeX spaces an operator name (``\\cos``, ``\\log``, ``\\max``,
 ``\\operatorname{…}``) from an argument that follows it by a thin space, and none from
 a bracket; and it sets a ``-`` or ``+`` with nothing, an opening bracket, a relation
-or punctuation before it as a sign, tight against its operand. `space_like_tex` gives
-the MathML the same: an invisible function application (U+2061) after each function
-name, carrying the thin space when the argument is no bracket, and ``lspace="0"
-rspace="0"`` on a sign. It also writes ``\\!``'s ``negativethinmathspace`` (a name
+or punctuation before it as a sign, tight against its operand; a slash is an ordinary
+symbol to TeX (``L/4``), which MathML spaces like a binary operator. `space_like_tex`
+gives the MathML the same: an invisible function application (U+2061) after each
+function name, carrying the thin space when the argument is no bracket, and
+``lspace="0" rspace="0"`` on a sign and on a slash. It also writes ``\\!``'s ``negativethinmathspace`` (a name
 MathML Core does not know) as a length.
 """
 
@@ -27,6 +28,7 @@ FUNCTIONS = frozenset(
     "limsup ln log max min Pr sec sin sinh sup tan tanh".split()
 )
 _SIGNS = frozenset("\u2212+-\u00b1\u2213")
+_ORDINARY = frozenset("/")  # TeX's class Ord among what latex2mathml writes as <mo>
 _OPENING = frozenset("([{\u27e8\u2308\u230a|\u2016")
 _CLOSING = frozenset(")]}\u27e9\u2309\u230b|\u2016!\u2032")
 _SCRIPTED = ("msub", "msup", "msubsup", "munder", "mover", "munderover")
@@ -50,7 +52,7 @@ def _space_children(parent: ET.Element) -> None:
     children = list(parent)
     for k, child in enumerate(children):
         before = children[k - 1] if k else None
-        if _is_sign(child) and _starts_operand(before, parent, k):
+        if (_is_sign(child) and _starts_operand(before, parent, k)) or _is_ordinary(child):
             child.set("lspace", "0")
             child.set("rspace", "0")
     for k in reversed(range(len(children))):
@@ -71,6 +73,10 @@ def _text(element: ET.Element) -> str:
 
 def _is_sign(element: ET.Element) -> bool:
     return _local(element) == "mo" and _text(element) in _SIGNS
+
+
+def _is_ordinary(element: ET.Element) -> bool:
+    return _local(element) == "mo" and _text(element) in _ORDINARY
 
 
 def _starts_operand(before: ET.Element | None, parent: ET.Element, k: int) -> bool:
