@@ -1,4 +1,4 @@
-"""TeX's spacing in the MathML the build writes: function application, signs and slashes (course_site.mathml)."""
+"""TeX's spacing in the MathML the build writes (course_site.mathml): function application, signs, slashes, primes."""
 
 from __future__ import annotations
 
@@ -71,3 +71,25 @@ def test_a_negative_thin_space_is_a_length():
 def test_a_slash_is_set_tight_as_an_ordinary_symbol(tex: str):
     slashes = [element for element in mathml(tex).iter(f"{NS}mo") if element.text == "/"]
     assert slashes and all(slash.get("lspace") == slash.get("rspace") == "0" for slash in slashes)
+
+
+def test_a_prime_follows_its_base_instead_of_sitting_above_it():
+    items = row(r"\theta' / \theta")
+    assert items[0][:2] == ("mrow", "θ′")
+    first = mathml(r"\theta'").find(f"{NS}mrow/{NS}mrow")
+    assert [child.tag.removeprefix(NS) for child in first] == ["mi", "mo"]
+    assert first[1].attrib == {"lspace": "0", "rspace": "0"}
+    assert mathml(r"\theta'").find(f".//{NS}msup") is None
+
+
+@pytest.mark.parametrize("tex", [r"\theta'_i", r"\theta_i'"])
+def test_a_primed_subscripted_symbol_keeps_its_subscript_and_takes_the_prime_after(tex: str):
+    (primed,) = mathml(tex).find(f"{NS}mrow")
+    sub, prime = primed
+    assert sub.tag == f"{NS}msub" and "".join(sub.itertext()) == "θi"
+    assert (prime.tag, prime.text) == (f"{NS}mo", "′")
+
+
+def test_a_superscript_that_is_not_only_primes_stays_a_superscript():
+    assert mathml("x'^2").find(f".//{NS}msup") is not None
+    assert mathml("x^2").find(f".//{NS}msup") is not None

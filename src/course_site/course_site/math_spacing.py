@@ -6,10 +6,13 @@ and a minus after an opening bracket or a relation as an infix operator, spaced 
 ``\\operatorname{…}``) from an argument that follows it by a thin space, and none from
 a bracket; and it sets a ``-`` or ``+`` with nothing, an opening bracket, a relation
 or punctuation before it as a sign, tight against its operand; a slash is an ordinary
-symbol to TeX (``L/4``), which MathML spaces like a binary operator. `space_like_tex`
-gives the MathML the same: an invisible function application (U+2061) after each
-function name, carrying the thin space when the argument is no bracket, and
-``lspace="0" rspace="0"`` on a sign and on a slash. It also writes ``\\!``'s ``negativethinmathspace`` (a name
+symbol to TeX (``L/4``), which MathML spaces like a binary operator. latex2mathml also
+writes ``\\theta'`` as a superscript ``′``, which browsers draw small and high above the
+``θ`` (TeX's ``\\prime`` is a glyph made for that place; a text prime is already raised).
+`space_like_tex` gives the MathML the same: an invisible function application (U+2061)
+after each function name, carrying the thin space when the argument is no bracket,
+``lspace="0" rspace="0"`` on a sign and on a slash, and a prime written after its base
+(after its subscript, ``θᵢ′``) instead of above it. It also writes ``\\!``'s ``negativethinmathspace`` (a name
 MathML Core does not know) as a length.
 """
 
@@ -28,6 +31,7 @@ FUNCTIONS = frozenset(
     "limsup ln log max min Pr sec sin sinh sup tan tanh".split()
 )
 _SIGNS = frozenset("\u2212+-\u00b1\u2213")
+_PRIMES = frozenset("\u2032\u2033\u2034\u2057")
 _ORDINARY = frozenset("/")  # TeX's class Ord among what latex2mathml writes as <mo>
 _OPENING = frozenset("([{\u27e8\u2308\u230a|\u2016")
 _CLOSING = frozenset(")]}\u27e9\u2309\u230b|\u2016!\u2032")
@@ -40,12 +44,37 @@ def space_like_tex(mathml: str) -> str:
     """Return ``mathml`` (one ``<math>`` element) spaced as TeX sets it (see the module's docstring)."""
     root = ET.fromstring(mathml)
     for parent in list(root.iter()):
+        _primes_after_their_base(parent)
+    for parent in list(root.iter()):
         _space_children(parent)
     for space in root.iter(f"{_NS}mspace"):
         width = space.get("width")
         if width in _NAMED_SPACES:
             space.set("width", _NAMED_SPACES[width])
     return ET.tostring(root, encoding="unicode")
+
+
+def _primes_after_their_base(parent: ET.Element) -> None:
+    """``<msup>θ ′</msup>`` -> ``<mrow>θ <mo>′</mo></mrow>``;
+    ``<msubsup>θ i ′</msubsup>`` -> ``<mrow><msub>θ i</msub> <mo>′</mo></mrow>``."""
+    for k, child in enumerate(list(parent)):
+        name = _local(child)
+        if name not in ("msup", "msubsup") or not _only_primes(child[-1]):
+            continue
+        base = child[0] if name == "msup" else ET.Element(f"{_NS}msub")
+        if name == "msubsup":
+            base.extend(child[:2])
+        prime = ET.Element(f"{_NS}mo", {"lspace": "0", "rspace": "0"})
+        prime.text = _text(child[-1])
+        row = ET.Element(f"{_NS}mrow")
+        row.extend([base, prime])
+        row.tail = child.tail
+        parent.remove(child)
+        parent.insert(k, row)
+
+
+def _only_primes(element: ET.Element) -> bool:
+    return _local(element) in ("mi", "mo") and bool(_text(element)) and set(_text(element)) <= _PRIMES
 
 
 def _space_children(parent: ET.Element) -> None:
