@@ -115,6 +115,12 @@ WRAPPED = """(line) => {
 }"""
 
 
+# A display equation made 900 px wider, in the middle of the view (the header covers none of it).
+WIDEN = """(box) => {
+  box.querySelector("math").style.paddingRight = "900px";
+  box.scrollIntoView({ block: "center" });
+}"""
+
 EAGER = "() => document.querySelectorAll('.course-out--figure img').forEach((img) => { img.loading = 'eager'; })"
 
 
@@ -196,19 +202,21 @@ def test_an_equation_that_overflows_shows_a_shadow_where_it_is_cut(browser, site
     shows a shadow while the equation goes on past it, and none once scrolled to its end."""
     with guarded_page(browser, site_server + LESSONS[0], **PHONE) as (page, _):
         box = page.locator(".course-math").first
-        box.evaluate("(box) => { box.querySelector('math').style.paddingRight = '900px'; box.scrollIntoView(); }")
+        box.evaluate(WIDEN)
         expect(box).to_have_attribute("tabindex", "0")  # scroll_regions.js: reachable by keyboard
 
-        def right_edge() -> float:
+        def right_edge(px: int = 4) -> Image.Image:
             image = Image.open(BytesIO(box.screenshot())).convert("L")
             width, height = image.size
-            strip = image.crop((width - 4, height // 4, width, 3 * height // 4))
-            return ImageStat.Stat(strip).mean[0]
+            return image.crop((width - px, height // 4, width, 3 * height // 4))
 
-        cut = right_edge()
+        cut = ImageStat.Stat(right_edge()).mean[0]
         box.evaluate("(box) => { box.scrollLeft = box.scrollWidth; }")
-        end = right_edge()
+        end = ImageStat.Stat(right_edge()).mean[0]
         assert abs(cut - end) > 8, (cut, end)
+        # At the end no trace of the shadow shows: the last 2em of the box are the page's background.
+        darkest, lightest = right_edge(px=32).getextrema()
+        assert lightest - darkest <= 1, (darkest, lightest)
 
 
 def test_the_learners_sidebar_holds_the_lessons_and_the_last_one_ends_the_course(browser, site_server):
