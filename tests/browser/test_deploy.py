@@ -280,6 +280,7 @@ def test_without_a_service_worker_a_cached_page_of_the_old_build_reloads_into_th
     with browser_process(chromium_options, browser, profile, service_workers="block") as context:
         page = open_lesson(context, host.url)
         expect_build(page, "v1", builds)
+        wait_ready(page)  # v1's runner is all in the HTTP cache: its modules and its worker's
         host.deploy()
         tab = open_lesson(context, host.url, context.new_page())
         expect_build(tab, "v2", builds)
