@@ -190,8 +190,6 @@ def open_lesson(context, url: str, page=None):
 SAVE_DATA = "Object.defineProperty(navigator.connection, 'saveData', { get: () => true })"
 """An init script: the browser's Data Saver is on (the page starts no Python until a Run)."""
 
-LOADED = "performance.getEntriesByType('resource').map((entry) => entry.name)"
-
 
 def expect_build(page, version: str, builds: dict[str, Path]) -> None:
     """The page is ``version``'s, whole: its text, its runner and the settings its worker read."""
@@ -202,7 +200,7 @@ def expect_build(page, version: str, builds: dict[str, Path]) -> None:
     expect(marked).to_have_count(1 if version == "v2" else 0, timeout=LOAD_TIMEOUT_MS)
     settings = json.loads((builds[version] / SETTINGS_FILE).read_text())
     assert page.locator("script[data-worker]").get_attribute("data-version") == settings["version"]
-    loaded = page.evaluate(LOADED)
+    loaded = page.evaluate("performance.getEntriesByType('resource').map((entry) => entry.name)")
     runners = {name.split("/assets/course/")[1].split("/")[0] for name in loaded if "/assets/course/runner-" in name}
     assert runners == {settings["runner_folder"].rstrip("/")}, runners
 

@@ -214,7 +214,7 @@ def test_an_equation_that_overflows_shows_a_shadow_where_it_is_cut(browser, site
         box.evaluate("(box) => { box.scrollLeft = box.scrollWidth; }")
         end = ImageStat.Stat(right_edge()).mean[0]
         assert abs(cut - end) > 8, (cut, end)
-        # At the end no trace of the shadow shows: the last 2em of the box are the page's background.
+        # At the end no trace of the shadow shows: the box's last 32 px (2 em) are the page's background.
         darkest, lightest = right_edge(px=32).getextrema()
         assert lightest - darkest <= 1, (darkest, lightest)
 

@@ -12,8 +12,8 @@ writes ``\\theta'`` as a superscript ``′``, which browsers draw small and high
 `space_like_tex` gives the MathML the same: an invisible function application (U+2061)
 after each function name, carrying the thin space when the argument is no bracket,
 ``lspace="0" rspace="0"`` on a sign and on a slash, and a prime written after its base
-(after its subscript, ``θᵢ′``) instead of above it. It also writes ``\\!``'s ``negativethinmathspace`` (a name
-MathML Core does not know) as a length.
+(after its subscript, ``θᵢ′``) instead of above it. It also writes ``\\!``'s
+``negativethinmathspace`` (a name MathML Core does not know) as a length.
 """
 
 from __future__ import annotations
