@@ -604,6 +604,39 @@ test("isolated, Stop raises KeyboardInterrupt through the shared buffer, and end
   }
 });
 
+test("isolated, a run whose Python took the interrupt gets up to 8 s to end (its end may wait behind its output)", () => {
+  globalThis.crossOriginIsolated = true;
+  try {
+    const [kernel, worker] = readyKernel();
+    const [buffer] = worker.posted.filter((m) => m.type === MessageType.INTERRUPT_BUFFER).map((m) => m.buffer);
+    const flag = new Int32Array(buffer);
+    const a = kernel.run(job("a"));
+    worker.send({ type: MessageType.STARTED, id: a.id });
+    kernel.stop(a);
+    Atomics.store(flag, 0, 0); // Python raised KeyboardInterrupt
+    mock.timers.tick(2000);
+    mock.timers.tick(5999);
+    assert.equal(worker.terminated, false, "Python took it: the page waits for the run's end");
+    worker.send({ type: MessageType.DONE, id: a.id, ok: false, status: "error", ms: 1, totalMs: 1 });
+    assert.deepEqual([lastEvent(a).status, lastEvent(a).reset], ["stopped", false]);
+    mock.timers.tick(5000);
+    assert.equal(worker.terminated, false);
+    // A run that catches KeyboardInterrupt and goes on is ended 8 s after Stop all the same.
+    const b = kernel.run(job("b"));
+    worker.send({ type: MessageType.STARTED, id: b.id });
+    kernel.stop(b);
+    Atomics.store(flag, 0, 0);
+    mock.timers.tick(2000); // the grace: Python took the interrupt
+    mock.timers.tick(5999);
+    assert.equal(worker.terminated, false);
+    mock.timers.tick(1);
+    assert.equal(worker.terminated, true, "the run went on after KeyboardInterrupt");
+    assert.deepEqual([lastEvent(b).status, lastEvent(b).reset], ["stopped", true]);
+  } finally {
+    delete globalThis.crossOriginIsolated;
+  }
+});
+
 test("a message from the worker that cannot be read ends the run as a crash", () => {
   const [kernel, worker] = readyKernel();
   const a = kernel.run(job());

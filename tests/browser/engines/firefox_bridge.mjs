@@ -49,12 +49,63 @@ function consoleLine(tab, source) {
   return seen ?? new Promise((resolve) => tab.waiters.push({ pattern, resolve }));
 }
 
+// Where to click `selector`: scrolled to the middle of the view frame after frame until its box stops
+// moving (the page renders blocks near the view late, and that layout moves what is below them), then
+// its box's middle, with a guard on the window for the click to come: a pointer or mouse event aimed at
+// anything but the element (the page's late layout moved it between this and the click) is stopped
+// before the page sees it, and counted as a miss.
+const AIM = `(selector) => new Promise((resolve) => {
+  const element = document.querySelector(selector);
+  if (!element) throw new Error(\`no element matches \${selector}\`);
+  let last = "";
+  let frames = 0;
+  const frame = () => requestAnimationFrame(() => {
+    element.scrollIntoView({ block: "center", behavior: "instant" });
+    const box = element.getBoundingClientRect();
+    const now = [box.x, box.y, box.width, box.height].join();
+    if (now !== last && ++frames <= 120) { last = now; frame(); return; }
+    const guard = { missed: false, events: ["pointerdown", "mousedown", "pointerup", "mouseup", "click"] };
+    guard.stop = (event) => {
+      if (element.contains(event.target) || event.target === element.control) return; // a label clicks its control
+      guard.missed = true;
+      event.preventDefault();
+      event.stopImmediatePropagation();
+    };
+    for (const type of guard.events) window.addEventListener(type, guard.stop, true);
+    window.__clickGuard = guard;
+    resolve({ x: box.x + box.width / 2, y: box.y + box.height / 2 });
+  });
+  frame();
+})`;
+const LANDED = `() => {
+  const guard = window.__clickGuard;
+  delete window.__clickGuard;
+  if (!guard) return true; // the click navigated: it landed
+  for (const type of guard.events) window.removeEventListener(type, guard.stop, true);
+  return !guard.missed;
+}`;
+const CLICKABLE_MS = 30_000;
+
+// A click as a learner's, on the element's middle once it is in view and still; a click that the page's
+// late layout sent elsewhere is stopped and tried again (as Playwright's hit-target check does).
+async function click({ tab, selector }) {
+  const { page } = tabs.get(tab);
+  const deadline = Date.now() + CLICKABLE_MS;
+  for (;;) {
+    const { x, y } = await page.evaluate(`(${AIM})(${JSON.stringify(selector)})`);
+    await page.mouse.click(x, y);
+    if (await page.evaluate(`(${LANDED})()`)) return null;
+    if (Date.now() > deadline) throw new Error(`a click at the middle of ${selector} (${x}, ${y}) hit something else`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 const ops = {
   tab: (command) => newTab(command),
   goto: ({ tab, url }) => tabs.get(tab).page.goto(url).then(() => null),
   reload: ({ tab }) => tabs.get(tab).page.reload().then(() => null),
   evaluate: ({ tab, source, arg }) => tabs.get(tab).page.evaluate(`(${source})(${JSON.stringify(arg ?? null)})`),
-  click: ({ tab, selector }) => tabs.get(tab).page.click(selector).then(() => null),
+  click,
   console: ({ tab, pattern }) => consoleLine(tabs.get(tab), pattern),
   closeTab: async ({ tab }) => {
     const { page, context } = tabs.get(tab);

@@ -28,6 +28,10 @@ import { DEFAULT_LIMITS, LIVENESS, MessageType } from "./protocol.js";
 import { pageScheme } from "./scheme.js";
 
 const STOP_GRACE_MS = 2000;
+/* Python took the interrupt (it clears the shared flag as it raises KeyboardInterrupt), but the run has
+ * not ended yet: its end may wait behind a flood of output the page is still reading.  Up to this long
+ * after Stop before Python is restarted all the same (a run that catches KeyboardInterrupt goes on). */
+const STOP_GRACE_TAKEN_MS = 8000;
 
 let nextRunId = 1;
 
@@ -146,7 +150,17 @@ export class Kernel extends EventTarget {
     }
     if (this.interruptView) {
       Atomics.store(this.interruptView, 0, 2); // SIGINT -> KeyboardInterrupt
-      job.stopTimer = setTimeout(() => this.hardStop(job), STOP_GRACE_MS);
+      job.stopTimer = setTimeout(() => this.interruptGraceOver(job), STOP_GRACE_MS);
+    } else {
+      this.hardStop(job);
+    }
+  }
+
+  /** The run has not ended STOP_GRACE_MS after the interrupt: wait longer if Python took it, else restart. */
+  interruptGraceOver(job) {
+    if (job !== this.current) return;
+    if (this.interruptView && Atomics.load(this.interruptView, 0) === 0) {
+      job.stopTimer = setTimeout(() => this.hardStop(job), STOP_GRACE_TAKEN_MS - STOP_GRACE_MS);
     } else {
       this.hardStop(job);
     }
