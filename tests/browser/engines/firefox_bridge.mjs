@@ -100,11 +100,21 @@ async function click({ tab, selector }) {
   }
 }
 
+// A test's function in the page; a failure says what the page and its workers said last.
+async function evaluate(tab, source, arg) {
+  try {
+    return await tab.page.evaluate(`(${source})(${JSON.stringify(arg ?? null)})`);
+  } catch (error) {
+    const said = tab.lines.slice(-12).map((line) => `\n  console: ${line.slice(0, 300)}`).join("");
+    throw new Error(`${error?.message || error}${said}`);
+  }
+}
+
 const ops = {
   tab: (command) => newTab(command),
   goto: ({ tab, url }) => tabs.get(tab).page.goto(url).then(() => null),
   reload: ({ tab }) => tabs.get(tab).page.reload().then(() => null),
-  evaluate: ({ tab, source, arg }) => tabs.get(tab).page.evaluate(`(${source})(${JSON.stringify(arg ?? null)})`),
+  evaluate: ({ tab, source, arg }) => evaluate(tabs.get(tab), source, arg),
   click,
   console: ({ tab, pattern }) => consoleLine(tabs.get(tab), pattern),
   closeTab: async ({ tab }) => {
