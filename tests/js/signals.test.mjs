@@ -48,8 +48,19 @@ test("Stop's request is read and cleared through the page's buffer", () => {
   useStopRequest(view);
   Atomics.store(view, 0, 2);
   assert.equal(signals[0], 2);
-  signals[0] = 0;
-  assert.equal(Atomics.load(view, 0), 0);
+  assert.equal(Atomics.load(view, 0), 0, "taken: read and cleared at once");
+  signals[0] = 0; // Pyodide's write-back
+  assert.equal(signals[0], 0);
+  useStopRequest(null);
+});
+
+test("a Stop that comes between Pyodide's read and its write-back of 0 is not lost", () => {
+  const view = new Int32Array(new SharedArrayBuffer(4));
+  useStopRequest(view);
+  assert.equal(signals[0], 0); // Pyodide reads: no request yet
+  Atomics.store(view, 0, 2); // the page's Stop, on its own thread
+  signals[0] = 0; // Pyodide writes 0 back
+  assert.equal(signals[0], 2, "the next read gets the Stop");
   useStopRequest(null);
 });
 

@@ -41,15 +41,18 @@ function onRead() {
   beat(now);
 }
 
-/** The object given to pyodide.setInterruptBuffer: 2 (SIGINT) when Stop was pressed. */
+/** The object given to pyodide.setInterruptBuffer: 2 (SIGINT) when Stop was pressed.
+ *
+ * Pyodide reads the buffer, then writes 0 back (`r = buf[0]; buf[0] = 0`).  Two steps: a Stop
+ * stored by the page between them would be written over and lost (Python runs on, and the page
+ * restarts it).  So the read takes the request and clears it in one atomic exchange, and the
+ * write is ignored. */
 export const signals = {
   get 0() {
     onRead();
-    return stopRequest ? Atomics.load(stopRequest, 0) : 0;
+    return stopRequest ? Atomics.exchange(stopRequest, 0, 0) : 0;
   },
-  set 0(value) {
-    if (stopRequest) Atomics.store(stopRequest, 0, value);
-  },
+  set 0(_value) {},
 };
 
 /** Use the page's interrupt buffer (an Int32Array over a SharedArrayBuffer). */
