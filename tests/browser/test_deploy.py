@@ -308,25 +308,6 @@ def test_a_cached_page_whose_worker_was_never_kept_reloads_into_the_new_build(
         assert first_output(page, "#cell-1") == "posenc 0.2.0"
 
 
-def test_a_cached_page_whose_scripts_were_never_kept_reloads_into_the_new_build(
-    host, builds, browser, chromium_options, tmp_path
-):
-    """A first visit with JavaScript off kept v1's page but none of its scripts. After the deploy,
-    within max-age, the cached page's own scripts cannot load (v1's runner is gone from the host):
-    its inline starter reads the settings, reloads into v2, and a cell runs."""
-    profile = tmp_path / "profile"
-    with browser_process(
-        chromium_options, browser, profile, service_workers="block", java_script_enabled=False
-    ) as context:
-        page = open_lesson(context, host.url)
-        expect(page.locator("article")).to_contain_text(V1["sentence"])
-    host.deploy()
-    with browser_process(chromium_options, browser, profile, service_workers="block") as context:
-        page = open_lesson(context, host.url)
-        expect_build(page, "v2", builds)
-        assert first_output(page, "#cell-1") == "posenc 0.2.0"
-
-
 def test_an_edit_in_one_tab_reaches_the_other_tab_of_the_lesson(builds, tmp_path, serve, browser):
     """Two tabs of one browser: an edit saved in one shows in the other, whose next key edits that code."""
     url = serve(builds["v1"])
