@@ -7,7 +7,8 @@
 //
 // ops: "tab" (a new page in a new browser context, or in the profile's own context with
 // {persistent: true}), "goto" {tab, url}, "reload" {tab}, "evaluate" {tab, source, arg} (source:
-// a function of one argument; its awaited result), "click" {tab, selector}, "console" {tab,
+// a function of one argument; its awaited result), "click" {tab, selector, still} (still:
+// a function of the selector that brings it into view and resolves once it is still), "console" {tab,
 // pattern} (the first console line of the page or its workers matching the pattern, awaited),
 // "closeTab" {tab}, "close".
 import puppeteer from "puppeteer-core";
@@ -49,34 +50,24 @@ function consoleLine(tab, source) {
   return seen ?? new Promise((resolve) => tab.waiters.push({ pattern, resolve }));
 }
 
-// Where to click `selector`: scrolled to the middle of the view frame after frame until its box stops
-// moving (the page renders blocks near the view late, and that layout moves what is below them), then
-// its box's middle, with a guard on the window for the click to come: a pointer or mouse event aimed at
+// A guard on the window for the click to come at `selector`'s middle (the test has brought it into
+// view and still: engines.py IN_VIEW_AND_STILL, given as `still`): a pointer or mouse event aimed at
 // anything but the element (the page's late layout moved it between this and the click) is stopped
-// before the page sees it, and counted as a miss.
-const AIM = `(selector) => new Promise((resolve) => {
+// before the page sees it, and counted as a miss.  Gives the point to click.
+const ARM = `(selector) => {
   const element = document.querySelector(selector);
-  if (!element) throw new Error(\`no element matches \${selector}\`);
-  let last = "";
-  let frames = 0;
-  const frame = () => requestAnimationFrame(() => {
-    element.scrollIntoView({ block: "center", behavior: "instant" });
-    const box = element.getBoundingClientRect();
-    const now = [box.x, box.y, box.width, box.height].join();
-    if (now !== last && ++frames <= 120) { last = now; frame(); return; }
-    const guard = { missed: false, events: ["pointerdown", "mousedown", "pointerup", "mouseup", "click"] };
-    guard.stop = (event) => {
-      if (element.contains(event.target) || event.target === element.control) return; // a label clicks its control
-      guard.missed = true;
-      event.preventDefault();
-      event.stopImmediatePropagation();
-    };
-    for (const type of guard.events) window.addEventListener(type, guard.stop, true);
-    window.__clickGuard = guard;
-    resolve({ x: box.x + box.width / 2, y: box.y + box.height / 2 });
-  });
-  frame();
-})`;
+  const box = element.getBoundingClientRect();
+  const guard = { missed: false, events: ["pointerdown", "mousedown", "pointerup", "mouseup", "click"] };
+  guard.stop = (event) => {
+    if (element.contains(event.target) || event.target === element.control) return; // a label clicks its control
+    guard.missed = true;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+  };
+  for (const type of guard.events) window.addEventListener(type, guard.stop, true);
+  window.__clickGuard = guard;
+  return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+}`;
 const LANDED = `() => {
   const guard = window.__clickGuard;
   delete window.__clickGuard;
@@ -86,13 +77,14 @@ const LANDED = `() => {
 }`;
 const CLICKABLE_MS = 30_000;
 
-// A click as a learner's, on the element's middle once it is in view and still; a click that the page's
+// A click as a learner's, on the element's middle once it is in view and still (`still`); a click that the page's
 // late layout sent elsewhere is stopped and tried again (as Playwright's hit-target check does).
-async function click({ tab, selector }) {
+async function click({ tab, selector, still }) {
   const { page } = tabs.get(tab);
   const deadline = Date.now() + CLICKABLE_MS;
   for (;;) {
-    const { x, y } = await page.evaluate(`(${AIM})(${JSON.stringify(selector)})`);
+    await page.evaluate(`(${still})(${JSON.stringify(selector)})`);
+    const { x, y } = await page.evaluate(`(${ARM})(${JSON.stringify(selector)})`);
     await page.mouse.click(x, y);
     if (await page.evaluate(`(${LANDED})()`)) return null;
     if (Date.now() > deadline) throw new Error(`a click at the middle of ${selector} (${x}, ${y}) hit something else`);

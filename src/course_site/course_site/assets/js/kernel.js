@@ -28,7 +28,7 @@ import { DEFAULT_LIMITS, LIVENESS, MessageType } from "./protocol.js";
 import { pageScheme } from "./scheme.js";
 
 const STOP_GRACE_MS = 2000;
-/* Python took the interrupt (it clears the shared flag as it raises KeyboardInterrupt), but the run has
+/* Python took the interrupt (the worker clears the shared flag as Python reads it: worker/signals.js), but the run has
  * not ended yet: its end may wait behind a flood of output the page is still reading.  Up to this long
  * after Stop before Python is restarted all the same (a run that catches KeyboardInterrupt goes on). */
 const STOP_GRACE_TAKEN_MS = 8000;
