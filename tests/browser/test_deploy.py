@@ -27,8 +27,19 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 sys.path.insert(0, str(Path(__file__).parents[1]))
 from conftest import ROOT
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
-from runner_fixture import LOAD_TIMEOUT_MS, SETTINGS_FILE, expect_service_worker, get_code, run, set_code, wait_ready
+from runner_fixture import (
+    LOAD_TIMEOUT_MS,
+    REGISTRATION,
+    SETTINGS_FILE,
+    expect_new_service_worker,
+    expect_service_worker,
+    get_code,
+    run,
+    set_code,
+    wait_ready,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -174,6 +185,10 @@ def browser_process(chromium_options, browser, profile: Path, **options) -> Iter
     )
     context.console = []  # what the pages and their workers said
     context.on("console", lambda message: context.console.append(message.text))
+    context.pending = {}  # the requests of the pages, their workers and the service worker still unanswered
+    context.on("request", lambda request: context.pending.setdefault(id(request), request.url))
+    for event in ("requestfinished", "requestfailed"):
+        context.on(event, lambda request: context.pending.pop(id(request), None))
     try:
         yield context
     finally:
@@ -206,8 +221,20 @@ def expect_build(page, version: str, builds: dict[str, Path]) -> None:
 
 
 def wait_for_console(context, page, text: str) -> None:
-    if not any(text in line for line in context.console):
+    """Wait until a page or worker of ``context`` has said ``text``; else fail with what they said."""
+    if any(text in line for line in context.console):
+        return
+    try:
         page.wait_for_event("console", lambda message: text in message.text, timeout=LOAD_TIMEOUT_MS)
+    except PlaywrightTimeoutError:
+        raise AssertionError(f"nothing said {text!r}\n{what_happened(context, page)}") from None
+
+
+def what_happened(context, page) -> str:
+    """The course's console lines, the requests still unanswered and the service workers, for a failure."""
+    said = "\n".join(line for line in context.console if line.startswith("course"))
+    pending = "\n".join(sorted(set(context.pending.values()))) or "none"
+    return f"the course said:\n{said}\nunanswered requests:\n{pending}\nservice workers: {page.evaluate(REGISTRATION)}"
 
 
 def first_output(page, cell: str) -> str:
@@ -251,7 +278,7 @@ def test_a_returning_learner_gets_the_new_build_keeps_edits_and_works_offline(
         page.locator("#cell-2 .course-cell__button--reset").click()  # Reset: the lesson's new code
         assert V2["cell"] in get_code(page, "#cell-2")
         v2_version = json.loads((builds["v2"] / SETTINGS_FILE).read_text())["version"]
-        expect_service_worker(page, re.compile(re.escape(f"v={v2_version}&")))
+        expect_new_service_worker(page, re.compile(re.escape(f"v={v2_version}&")), lambda: what_happened(context, page))
         wait_for_console(context, page, KEPT)  # posenc changed: the snapshot is made again
         # Offline right after the first visit of v2.
         context.set_offline(True)

@@ -30,6 +30,7 @@ from runner_fixture import (
     LOAD_TIMEOUT_MS,
     PYODIDE_VERSION,
     SETTINGS_FILE,
+    expect_new_service_worker,
     expect_service_worker,
     guarded_page,
     make_fixture_site,
@@ -184,7 +185,7 @@ def test_a_service_worker_update_deletes_old_caches_but_the_last_site_cache(brow
             page.reload()  # the page is the old build's: it reloads once by itself, then boots
             status = page.locator("#cell-1 .course-cell__status")
             expect(status).to_have_text("Python is ready", timeout=LOAD_TIMEOUT_MS)
-            expect_service_worker(page, re.compile(rf"/course-sw\.js\?v={re.escape(new)}&"))
+            expect_new_service_worker(page, re.compile(rf"/course-sw\.js\?v={re.escape(new)}&"))
             names = page.evaluate("caches.keys()")
             assert {*kept, f"course-site-{old}"} <= set(names), names
             assert not set(stale) & set(names), names

@@ -119,7 +119,7 @@ function renderAllOnceSettled(kernel) {
  * upgrade.  The Python files are kept by the Python worker itself (worker/network.js). */
 function registerServiceWorkerOnceIdle(kernel) {
   if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
-  // At once: its install keeps nothing (the pages are kept as they are fetched), so it takes no CPU from a run.
+  // Once Python is quiet: its install fetches the build's offline list, which a first Run need not wait for.
   whenPythonQuiet(kernel, () => {
     const settings = kernel.settings;
     if (!settings?.service_worker) return;

@@ -299,8 +299,12 @@ export async function keepSnapshot(snapshot) {
   const job = { settings, options: { indexURL, lockFileURL, env, stdLibURL }, stdlibSha256, record, packages: packageFiles };
   console.info("course: making a snapshot for the next visit");
   const made = await inMakerWorker(job);
+  if (made.notStarted && (makerStalls += 1) >= MAKER_TRIES) {
+    console.info(`course: no snapshot kept (its worker did not start, ${MAKER_TRIES} times)`);
+    return true;
+  }
   if (made.putOff) {
-    console.info("course: snapshot put off (a run started)");
+    console.info(made.notStarted ? "course: snapshot put off (its worker did not start)" : "course: snapshot put off (a run started)");
     return false;
   }
   snapshot.packageFiles = null; // 12 MB for numpy, no longer needed
@@ -310,22 +314,35 @@ export async function keepSnapshot(snapshot) {
 
 let stopMaker = null; // ends the snapshot_maker.js worker at work, if any
 
+/* A maker that has not said it started by then is ended and put off: Chromium can leave a worker's
+ * script request unanswered when it comes as a new service worker takes over the page. */
+export const MAKER_START_MS = 15000;
+const MAKER_TRIES = 3; // makers that did not start, before this visit keeps no snapshot
+let makerStalls = 0;
+
 /** Stop making the snapshot now (a run needs the CPU); keepSnapshot resolves to false. */
 export function putOffSnapshot() {
   stopMaker?.({ putOff: true });
 }
 
-/* Send `job` to a new snapshot_maker.js worker; its answer: {bytes}, {reason} or {putOff}. */
-function inMakerWorker(job) {
+/* Send `job` to a new snapshot_maker.js worker; its answer: {bytes}, {reason} or {putOff} (with
+ * `notStarted` when the worker did not start within MAKER_START_MS). */
+export function inMakerWorker(job) {
   return new Promise((resolve) => {
     const maker = new Worker(new URL("./snapshot_maker.js", import.meta.url), { name: "course-snapshot" });
+    let notStarted = 0;
     const end = (answer) => {
+      clearTimeout(notStarted);
       stopMaker = null;
       maker.terminate();
       resolve(answer);
     };
+    notStarted = setTimeout(() => end({ putOff: true, notStarted: true }), MAKER_START_MS);
     stopMaker = end;
-    maker.onmessage = (event) => event.data?.made && end(event.data.made);
+    maker.onmessage = (event) => {
+      clearTimeout(notStarted); // its first message: {started}
+      if (event.data?.made) end(event.data.made);
+    };
     maker.onerror = (event) => end({ reason: `snapshot maker failed: ${event.message || "could not start"}` });
     maker.postMessage(job);
   });

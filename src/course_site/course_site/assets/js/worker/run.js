@@ -223,6 +223,7 @@ function snapshotWhenQuiet(waitMs) {
     queue.then(async () => {
       if (!python || !snapshotDue || runsPending) return;
       snapshotDue = !(await keepSnapshot(python.snapshot));
+      if (snapshotDue && !runsPending) snapshotWhenQuiet(QUIET_MS); // its maker did not start: again
       // The rest of the stdlib, kept for offline use once Python is quiet (not with Data Saver on:
       // then it comes with the first import that needs it).
       if (!snapshotDue && !self.navigator.connection?.saveData) await provideStdlib(python.bridge);

@@ -1,11 +1,13 @@
 /* A worker of its own that makes the memory snapshot (snapshot.js: makeSnapshot), so that
  * the learner's Python worker stays free: a Run clicked meanwhile starts at once.  Started
  * by boot.js (keepSnapshot) with one message, {settings, options, stdlibSha256, record, packages};
- * answers {made: {bytes} or {reason}} and is then terminated (other messages it may post,
- * network.js's progress, are not answers).  Classic, like main.js: Pyodide's
+ * says {started} as its script runs, answers {made: {bytes} or {reason}} and is then terminated
+ * (its other messages, {started} and network.js's progress, are not answers).  Classic, like main.js: Pyodide's
  * scripts load with importScripts (network.js: from the offline copies when offline).
  */
 "use strict";
+
+self.postMessage({ started: true }); // its script came: boot.js stops waiting for it to start
 
 self.onmessage = async ({ data }) => {
   try {
