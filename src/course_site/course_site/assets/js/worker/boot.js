@@ -330,14 +330,13 @@ export function putOffSnapshot() {
 export function inMakerWorker(job) {
   return new Promise((resolve) => {
     const maker = new Worker(new URL("./snapshot_maker.js", import.meta.url), { name: "course-snapshot" });
-    let notStarted = 0;
     const end = (answer) => {
       clearTimeout(notStarted);
       stopMaker = null;
       maker.terminate();
       resolve(answer);
     };
-    notStarted = setTimeout(() => end({ putOff: true, notStarted: true }), MAKER_START_MS);
+    const notStarted = setTimeout(() => end({ putOff: true, notStarted: true }), MAKER_START_MS);
     stopMaker = end;
     maker.onmessage = (event) => {
       clearTimeout(notStarted); // its first message: {started}

@@ -2,8 +2,8 @@
  * the learner's Python worker stays free: a Run clicked meanwhile starts at once.  Started
  * by boot.js (keepSnapshot) with one message, {settings, options, stdlibSha256, record, packages};
  * says {started} as its script runs, answers {made: {bytes} or {reason}} and is then terminated
- * (its other messages, {started} and network.js's progress, are not answers).  Classic, like main.js: Pyodide's
- * scripts load with importScripts (network.js: from the offline copies when offline).
+ * (its other messages, {started} and network.js's progress, are not answers).  Classic, like
+ * main.js: Pyodide's scripts load with importScripts (network.js: from the offline copies when offline).
  */
 "use strict";
 
