@@ -22,8 +22,10 @@ $(STAMP): pyproject.toml src/course_site/pyproject.toml requirements/constraints
 assets: $(STAMP)
 	$(BIN)/python -m course_site.pyodide_assets fetch
 
-## browser: find Chromium, Firefox ESR and WebKitGTK's WebDriver (with Xvfb), or install them (apt-get as root on
-## Debian; Chromium else from Playwright), and puppeteer-core (npm ci) that drives Firefox
+## browser: find Chromium, Firefox and WebKitGTK's WebDriver (with Xvfb), or install them with apt-get (as root, or
+## through `sudo -n` with password-less sudo; on Debian all of them, on Ubuntu the WebKit driver and Xvfb, using
+## Mozilla's /usr/bin/firefox; Chromium else from Playwright); else say what to install and which of CHROMIUM,
+## FIREFOX, WEBKIT_WEBDRIVER to set. Records the choices in .cache/; npm ci installs puppeteer-core (drives Firefox)
 browser: $(STAMP)
 	$(BIN)/python scripts/ensure_browser.py
 
