@@ -135,3 +135,4 @@ for await (const line of createInterface({ input: process.stdin })) {
   }
   if (command.op === "close") break;
 }
+process.exit(0); // stdin may still be open: nothing is left to answer
