@@ -201,15 +201,17 @@ async function rewrite(change = () => {}, damage = () => {}) {
   file.bytes = bytes;
 }
 
-for (const [what, damage] of [
-  ["one byte of the snapshot changed", (bytes) => (bytes[60] ^= 1)],
-  ["the snapshot's header gone", (bytes) => (bytes[0] ^= 1)],
+for (const [what, damage, reason] of [
+  ["one byte of the snapshot changed", (bytes) => (bytes[60] ^= 1), /^corrupt snapshot: sha256 [0-9a-f]{64}$/],
+  ["the snapshot's header gone", (bytes) => (bytes[0] ^= 1), /^corrupt snapshot: no snapshot header$/],
+  ["every byte of the snapshot garbage", (bytes) => bytes.forEach((_, i) => (bytes[i] = (i * 7919) & 255)), /^corrupt snapshot: no snapshot header$/],
 ]) {
   test(`a corrupt snapshot (${what}) is refused and deleted`, async () => {
     await kept();
     await rewrite(() => {}, damage);
     const refused = await restore();
     assert.equal(refused.bytes, undefined);
+    assert.match(refused.reason, reason);
     assert.equal(snapshotFile(), null);
   });
 }
@@ -236,6 +238,7 @@ for (const [what, bytes] of [
   ["a record that is not JSON", (b) => Object.assign(b.slice(), { [b.length - 9]: 0x7b })],
   ["a record longer than the file", (b) => Object.assign(b.slice(), { [b.length - 5]: 0xff })],
   ["a file shorter than a trailer", (b) => b.slice(0, 5)],
+  ["only its first half", (b) => b.slice(0, b.length >> 1)],
 ]) {
   test(`a file with ${what} is refused and deleted`, async () => {
     const file = await kept();
@@ -245,6 +248,7 @@ for (const [what, bytes] of [
     assert.equal(answer.drop, true);
     const refused = await snapshot.keptSnapshot(Promise.resolve(answer), EXPECTED);
     assert.equal(refused.bytes, undefined);
+    assert.match(refused.reason, /^corrupt snapshot: no record$/);
     assert.equal(snapshotFile(), null);
   });
 }
