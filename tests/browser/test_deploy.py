@@ -320,14 +320,35 @@ def test_without_a_service_worker_a_cached_page_of_the_old_build_reloads_into_th
 def test_a_cached_page_whose_worker_was_never_kept_reloads_into_the_new_build(
     host, builds, browser, chromium_options, tmp_path
 ):
-    """A first visit with Data Saver on kept v1's page and its scripts but not its Python worker's
-    (none started). After the deploy, within max-age, the cached page's worker cannot start (v1's
-    runner is gone from the host): the page reads the settings itself, reloads into v2, and a cell runs."""
+    """A first visit with Data Saver on kept v1's page but not its Python worker's files (none
+    started), and maybe not all of its scripts (the browser is closed once the page shows, perhaps
+    before the modules it imports later are kept). After the deploy, within max-age, what is missing
+    cannot load (v1's runner is gone from the host): the page reads the settings itself, reloads into
+    v2, and a cell runs."""
     profile = tmp_path / "profile"
     with browser_process(chromium_options, browser, profile, service_workers="block") as context:
         context.add_init_script(SAVE_DATA)  # not a route: the HTTP cache stays on
         page = open_lesson(context, host.url)
         expect_build(page, "v1", builds)
+    host.deploy()
+    with browser_process(chromium_options, browser, profile, service_workers="block") as context:
+        page = open_lesson(context, host.url)
+        expect_build(page, "v2", builds)
+        assert first_output(page, "#cell-1") == "posenc 0.2.0"
+
+
+def test_a_cached_page_whose_scripts_were_never_kept_reloads_into_the_new_build(
+    host, builds, browser, chromium_options, tmp_path
+):
+    """A first visit with JavaScript off kept v1's page but none of its scripts. After the deploy,
+    within max-age, the cached page's own scripts cannot load (v1's runner is gone from the host):
+    its inline starter reads the settings, reloads into v2, and a cell runs."""
+    profile = tmp_path / "profile"
+    with browser_process(
+        chromium_options, browser, profile, service_workers="block", java_script_enabled=False
+    ) as context:
+        page = open_lesson(context, host.url)
+        expect(page.locator("article")).to_contain_text(V1["sentence"])
     host.deploy()
     with browser_process(chromium_options, browser, profile, service_workers="block") as context:
         page = open_lesson(context, host.url)

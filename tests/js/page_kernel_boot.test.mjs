@@ -3,6 +3,7 @@
 // Python is quiet, and asks for a snapshot then; a page of another build than the deployed one reloads
 // into it once; run by tests/unit/test_runner_js.py.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, mock, test } from "node:test";
 
 import { MessageType, QUIET_MS } from "../../src/course_site/course_site/assets/js/protocol.js";
@@ -28,21 +29,31 @@ globalThis.location = {
   pathname: "/course/lessons/a/",
   reload: () => reloads.push(location.href),
 };
-globalThis.document = { documentElement: { classList: { remove: (name) => removed.push(name) } } };
+globalThis.document = { documentElement: { classList: { add: () => {}, remove: (name) => removed.push(name) } } };
+let windowListeners = [];
+globalThis.addEventListener = (type, listener, capture) => windowListeners.push({ type, listener, capture });
+const PRESTART = readFileSync(new URL("../../src/course_site/course_site/worker_prestart.js", import.meta.url), "utf8");
 const { boot, forget } = await import("../../src/course_site/course_site/assets/js/page_kernel.js");
 
 const SETTINGS = { service_worker: "../../course-sw.js", version: "3f2a9c", pyodide_version: "0.27.7" };
 const SETTINGS_URL = "https://learn.example.org/course/assets/course/worker-settings.json";
 
-/* A page whose worker_prestart script started `worker`; its service worker API records registrations. */
+/* A page whose worker_prestart script (run here as the page runs it, inline) started `worker`; its
+ * service worker API records registrations. */
 function page({ secure = true, serviceWorker = true, version = null } = {}) {
-  const worker = new FakeWorker();
   const url = "https://learn.example.org/course/assets/course/runner-1/js/worker/main.js";
-  globalThis.coursePython = { url, worker, events: [], version };
+  document.currentScript = { dataset: { worker: url, ...(version && { version }) } };
+  windowListeners = [];
+  new Function(PRESTART)();
   globalThis.isSecureContext = secure;
   if (serviceWorker) navigator.serviceWorker = { register: async (url, options) => registered.push([String(url), options]) };
   else delete navigator.serviceWorker;
-  return worker;
+  return globalThis.coursePython.worker;
+}
+
+/* A resource of the page that failed to load: the error event as the window's capture listeners get it. */
+function failedToLoad(target) {
+  for (const { type, listener, capture } of windowListeners) if (type === "error" && capture) listener({ target });
 }
 
 /* Python becomes ready with `settings`, then stays quiet for QUIET_MS and an idle moment. */
@@ -245,5 +256,30 @@ test("a failure after the worker read the settings, or with no settings to read,
   boot();
   worker.send({ type: MessageType.INIT_ERROR, message: "offline" });
   await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(reloads, []);
+});
+
+test("a script of the page's runner that fails to load (an older build's page): the settings are read, the page reloads", async () => {
+  page({ version: "old111" });
+  failedToLoad({ src: "https://learn.example.org/course/assets/course/runner-1/js/enhance.js" });
+  failedToLoad({ href: "https://learn.example.org/course/assets/course/runner-1/css/course.css" }); // read once
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(fetched, [["https://learn.example.org/course/assets/course/worker-settings.json", { cache: "no-cache" }]]);
+  assert.deepEqual(reloads, ["https://learn.example.org/course/lessons/a/"]);
+});
+
+test("a failure to load anything else, or an error of a script that ran, reads no settings", async () => {
+  page({ version: "old111" });
+  failedToLoad({ src: "https://learn.example.org/course/assets/javascripts/bundle.js" });
+  failedToLoad({ src: "https://learn.example.org/course/assets/course/runner-2/js/enhance.js" }); // not this page's
+  failedToLoad(globalThis); // an uncaught error: its target is the window
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(fetched, []);
+});
+
+test("the cells' modules that fail to load on a page of the deployed build: nothing reloads", async () => {
+  page({ version: SETTINGS.version });
+  assert.equal(await globalThis.coursePython.checkBuild(), false);
+  assert.equal(fetched.length, 1);
   assert.deepEqual(reloads, []);
 });

@@ -24,11 +24,19 @@ const EXERCISES = "course-exercises"; // each lesson's exercises, for the sideba
 
 let page = null; // { kernel, cells, path }
 
+/* The cells' modules; if they cannot be loaded, the page may be an older build's that a browser cache
+ * kept, whose runner is gone from the host: worker_prestart.js checks, and reloads into the new build. */
+async function cellModules() {
+  try {
+    return await Promise.all([import("./cell.js"), import("./page_kernel.js")]);
+  } catch (err) {
+    window.coursePython?.checkBuild();
+    throw err;
+  }
+}
+
 async function enhanceCells(roots) {
-  const [{ Cell, loadCodeMirror }, { boot, whenPythonQuiet }] = await Promise.all([
-    import("./cell.js"),
-    import("./page_kernel.js"),
-  ]);
+  const [{ Cell, loadCodeMirror }, { boot, whenPythonQuiet }] = await cellModules();
   const { kernel } = boot();
   // Cells make their editors as they come near the viewport; once Python is
   // ready and quiet (a Run clicked early has ended), CodeMirror is loaded anyway,

@@ -27,7 +27,7 @@ function start() {
   if (!early) throw new Error("course: this page has cells but not the worker_prestart script that the course plugin adds");
   delete window.coursePython;
   const kernel = new Kernel({ workerURL: early.url });
-  reloadIfAnotherBuild(kernel, early.version, early.url);
+  reloadIfAnotherBuild(kernel, early);
   renderAllOnceSettled(kernel);
   registerServiceWorkerOnceIdle(kernel);
   whenPythonQuiet(kernel, () => kernel.keepSnapshot());
@@ -36,46 +36,18 @@ function start() {
   return { kernel };
 }
 
-const RELOADED_FOR = "course-reloaded-for"; // sessionStorage: the build a reload was made for
-const SETTINGS_FROM_WORKER = "../../../worker-settings.json"; // as worker/main.js finds them, from its own URL
-
-/* The settings file is always revalidated, so it is the deployed build's; a page kept by a
- * browser cache may be an older build's.  Such a page would run its cells with another
- * build's Python: it reloads at once, before any cell runs, and only once per build (a
- * host that keeps serving the old page must not make it reload for ever).  An older
- * build's worker may not even start (its files are gone from the host, and the browser
- * had not kept them all): then the page reads the settings itself. */
-function reloadIfAnotherBuild(kernel, pageVersion, workerURL) {
-  kernel.addEventListener("settings", () => reloadFor(kernel, pageVersion, kernel.settings?.version), { once: true });
+/* A page of another build than the deployed one reloads into it (worker_prestart.js holds the rule):
+ * checked once the worker has read the settings, or, if the worker fails before it does (an older
+ * build's worker whose files are gone from the host), by reading them here. */
+function reloadIfAnotherBuild(kernel, early) {
+  const reloaded = (yes) => yes && kernel.dispose(); // no cell runs with the other build's Python
+  kernel.addEventListener("settings", () => reloaded(early.reloadFor(kernel.settings?.version)), { once: true });
   const failed = () => {
     if (kernel.state !== "failed") return;
     kernel.removeEventListener("state", failed);
-    if (kernel.settings) return; // the worker read them: checked above
-    fetch(new URL(SETTINGS_FROM_WORKER, new URL(workerURL, location.href)), { cache: "no-cache" })
-      .then((response) => (response.ok ? response.json() : null))
-      .then((file) => reloadFor(kernel, pageVersion, file?.version))
-      .catch(() => {}); // offline or no file: the failure the page shows stays the news
+    if (!kernel.settings) early.checkBuild().then(reloaded);
   };
   kernel.addEventListener("state", failed);
-}
-
-/** Reload into the `deployed` build if the page is another one's (once per build and tab). */
-function reloadFor(kernel, pageVersion, deployed) {
-  if (!deployed || !pageVersion || deployed === pageVersion) return;
-  let reloaded = null;
-  try {
-    reloaded = sessionStorage.getItem(RELOADED_FOR);
-    sessionStorage.setItem(RELOADED_FOR, deployed);
-  } catch {
-    // no session storage: the reload's guard is lost, so do not reload
-    reloaded = deployed;
-  }
-  if (reloaded === deployed) {
-    console.warn(`course: this page is build ${pageVersion}, the site's settings are build ${deployed}`);
-    return;
-  }
-  kernel.dispose();
-  location.reload();
 }
 
 /** Run `fn` when the page is idle (or soon, where requestIdleCallback is missing). */
