@@ -336,7 +336,7 @@ class PageRunner:
 
     def _store(self, key: str, reply: dict) -> None:
         self.cache_dir.mkdir(parents=True, exist_ok=True)
-        tmp = self.cache_dir / f"{key}.{threading.get_ident()}.tmp"
+        tmp = self.cache_dir / f"{key}.{os.getpid()}.{threading.get_ident()}.tmp"  # two builds at once: own files
         tmp.write_text(json.dumps(reply))
         tmp.replace(self.cache_dir / f"{key}.json")
 

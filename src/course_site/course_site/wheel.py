@@ -8,6 +8,7 @@ environment and cached by the hash of the project's sources.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
 import tempfile
@@ -49,7 +50,9 @@ def build_wheel(project: Path, package_dir: Path, cache_dir: Path) -> Wheel:
         with tempfile.TemporaryDirectory() as tmp:
             built = Path(ProjectBuilder(project).build("wheel", tmp))
             out.mkdir(parents=True, exist_ok=True)
-            found = [Path(shutil.copy2(built, out / built.name))]
+            # Whole or not at all: another build may be looking in `out` (hatchling's wheels are reproducible).
+            partial = Path(shutil.copy2(built, out / f".{built.name}.{os.getpid()}.part"))
+            found = [partial.replace(out / built.name)]
     path = found[0]
     name, version = path.name.split("-")[:2]
     return Wheel(path, hashlib.sha256(path.read_bytes()).hexdigest(), name, version, _requires(path))
