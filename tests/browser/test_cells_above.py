@@ -13,7 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from playwright.sync_api import expect
-from runner_fixture import LESSON, LOAD_TIMEOUT_MS, guarded_page, run
+from runner_fixture import LESSON, LOAD_TIMEOUT_MS, expect_status_shown, guarded_page, run
 
 pytestmark = pytest.mark.browser
 
@@ -72,7 +72,6 @@ def test_setup_code_is_shown_on_request_and_copied_with_the_code(lesson):
     expect(setup.locator("code")).to_be_hidden()
     summary.click()
     expect(setup).to_contain_text("import numpy as np")
-    page.locator("#cell-1 .course-cell__button--copy").click()
-    expect(page.locator("#cell-1 .course-cell__status")).to_have_text("Code copied")
+    expect_status_shown(page, "#cell-1", "Code copied", page.locator("#cell-1 .course-cell__button--copy").click)
     copied = page.evaluate("navigator.clipboard.readText()")
     assert copied.startswith("import numpy as np\n") and "import posenc" in copied

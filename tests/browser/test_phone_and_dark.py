@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import sys
+from contextlib import suppress
 from io import BytesIO
 from pathlib import Path
 
@@ -22,6 +23,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from axe_fixture import audit, report
 from PIL import Image, ImageStat
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 from runner_fixture import LESSONS, LOAD_TIMEOUT_MS, guarded_page, run, set_code, wait_for_editor
 
@@ -83,6 +85,8 @@ WIDE_MATH = """() => [...document.querySelectorAll(".course-math")]
     focusable: box.tabIndex >= 0,
   }))"""
 
+WIDE_MATH_MARKED = """() => document.fonts.status === "loaded" && [...document.querySelectorAll(".course-math")]
+  .every((box) => box.scrollWidth <= box.clientWidth + 1 || box.tabIndex >= 0)"""
 
 # Where an editor's long line wraps: the left edges (px) of its text's start, of its first non-blank
 # character and of its continuation (the second visual line), and one column's width.
@@ -190,6 +194,10 @@ def test_a_wide_equation_scrolls_in_its_box_with_a_shadow_at_the_cut(browser, si
         expect(page.locator(".course-math").first).to_be_attached()
         width = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
         assert width[0] <= width[1], "the page scrolls sideways at 390 px"
+        # scroll_regions.js marks a box once its ResizeObserver has seen it (after the page's module ran,
+        # and again when the math font arrives): wait for that, then say which box is wrong, if one is.
+        with suppress(PlaywrightTimeoutError):
+            page.wait_for_function(WIDE_MATH_MARKED, timeout=LOAD_TIMEOUT_MS)
         wide = page.evaluate(WIDE_MATH)
         for box in wide:
             assert box["overflow"] == "auto", box
