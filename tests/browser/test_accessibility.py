@@ -4,8 +4,11 @@ Each page is audited once Python is ready (before any cell runs), then after eve
 cell ran (one of them edited to write to stderr and raise, for error output), every
 quiz was answered wrongly, and an editor has focus; then the quizzes answered
 rightly and, where the page has exercises, their hints, solution and checked runs.
-Any violation of impact serious or critical fails, listed with its rule, impact,
-elements and axe's summary. No rule is disabled.
+Every audit is made in both schemes: the page opens in the light one, and Material's
+palette toggle (the header's "Switch to dark mode", as a learner switches) turns it
+dark and back, so the cells run once per page. Any violation of impact serious or
+critical fails, listed with its rule, impact, elements and axe's summary. No rule is
+disabled.
 """
 
 from __future__ import annotations
@@ -36,11 +39,35 @@ def wait_until_python_is_ready(page) -> None:
     expect(page.locator("html")).not_to_have_class(re.compile(r"\bcourse-booting\b"), timeout=LOAD_TIMEOUT_MS)
 
 
+TOGGLE = {"dark": "Switch to dark mode", "light": "Switch to light mode"}  # Material's palette (mkdocs.yml)
+
+
 def check_scheme(page, scheme: str) -> None:
-    """Material's palette followed prefers-color-scheme, and its stylesheet for that scheme applies."""
+    """Material's palette is ``scheme``'s, and its stylesheet for that scheme applies."""
     material_scheme, css_scheme = SCHEMES[scheme]
     expect(page.locator("body")).to_have_attribute("data-md-color-scheme", material_scheme)
+    expect(page.locator("body")).not_to_have_attribute("data-md-color-switching", "")
     assert page.evaluate("() => getComputedStyle(document.body).colorScheme") == css_scheme
+
+
+def switch_scheme(page, scheme: str) -> None:
+    """Turn the page to ``scheme`` with Material's palette toggle in the header, as a learner does."""
+    page.locator(f'label[title="{TOGGLE[scheme]}"]').click()
+    check_scheme(page, scheme)
+
+
+def audit_both_schemes(page, where: str, include: list[str] | None = None) -> list[str]:
+    """One audit in the light scheme and one in the dark; the page is left light, as it was, with an
+    editor focused again if one was (the toggle takes the focus)."""
+    focused = page.locator(".course-cell .cm-editor.cm-focused").count() > 0
+    found = [report(f"{where} (light)", audit(page, include))]
+    for scheme in ("dark", "light"):
+        switch_scheme(page, scheme)
+        if focused:
+            focus_an_editor(page)
+        if scheme == "dark":
+            found.append(report(f"{where} (dark)", audit(page, include)))
+    return found
 
 
 def run_every_cell(page) -> None:
@@ -91,24 +118,23 @@ def focus_an_editor(page) -> None:
     expect(page.locator(".course-cell .cm-editor.cm-focused")).to_have_count(1)
 
 
-def audit_page(browser, url: str, scheme: str) -> list[str]:
-    """Reports of every audit of one page in one scheme that found a serious or critical violation."""
-    where = f"{url} ({scheme})"
+def audit_page(browser, url: str) -> list[str]:
+    """Reports of every audit of one page, in both schemes, that found a serious or critical violation."""
     found = []
-    with guarded_page(browser, url, color_scheme=scheme, viewport=VIEWPORT) as (page, _):
-        check_scheme(page, scheme)
+    with guarded_page(browser, url, color_scheme="light", viewport=VIEWPORT) as (page, _):
+        check_scheme(page, "light")  # Material's palette followed prefers-color-scheme
         wait_until_python_is_ready(page)
-        found.append(report(f"{where}, before its cells ran", audit(page)))
+        found += audit_both_schemes(page, f"{url}, before its cells ran")
         run_every_cell(page)
         show_error_output(page)
         answer_quizzes(page, correct=False)
         focus_an_editor(page)
-        found.append(report(f"{where}, after its cells ran, quizzes answered wrongly", audit(page)))
+        found += audit_both_schemes(page, f"{url}, after its cells ran, quizzes answered wrongly")
         answer_quizzes(page, correct=True)
-        found.append(report(f"{where}, quizzes answered rightly", audit(page, ["form.course-quiz"])))
+        found += audit_both_schemes(page, f"{url}, quizzes answered rightly", ["form.course-quiz"])
         if page.locator(EXERCISE).count():
             work_through_exercises(page)
-            found.append(report(f"{where}, exercises: hints, solution, checked", audit(page, [EXERCISE])))
+            found += audit_both_schemes(page, f"{url}, exercises: hints, solution, checked", [EXERCISE])
     return [text for text in found if text]
 
 
@@ -117,10 +143,15 @@ def test_every_page_with_cells_is_found(built_site):
     assert set(LESSONS) <= set(found), found
 
 
-@pytest.mark.parametrize("scheme", SCHEMES)
-def test_axe_finds_nothing_serious_on_pages_with_cells(browser, built_site, site_server, scheme):
+def test_a_page_opens_in_the_dark_scheme_where_the_learner_prefers_it(browser, site_server):
+    """Material's palette follows prefers-color-scheme at load (the audits turn the scheme with its toggle)."""
+    with guarded_page(browser, site_server + LESSONS[0], color_scheme="dark", viewport=VIEWPORT) as (page, _):
+        check_scheme(page, "dark")
+
+
+def test_axe_finds_nothing_serious_on_pages_with_cells(browser, built_site, site_server):
     axe_source()  # fails at once, naming `make test-tools`, if axe-core is missing
     problems = []
     for page_url in pages_with_cells(built_site):
-        problems += audit_page(browser, site_server + page_url, scheme)
+        problems += audit_page(browser, site_server + page_url)
     assert not problems, "axe-core found serious or critical violations:\n" + "\n".join(problems)
