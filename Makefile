@@ -5,11 +5,14 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1:8000
 export NO_MKDOCS_2_WARNING := 1
+# pytest-xdist: one worker per core (at most 4), each test module whole in one worker (its fixtures
+# made once); `make test PYTEST_WORKERS=` runs the suite in one process.
+PYTEST_WORKERS ?= --numprocesses=auto --maxprocesses=4 --dist=loadfile
 
 STRYKER := tests/tools/stryker/node_modules/.bin/stryker
 JS_MUTATED = $(shell node tests/tools/stryker/modules.mjs)
 
-.PHONY: serve site test assets browser node test-tools lint format bench mutation mutation-python mutation-js stryker editor clean
+.PHONY: serve site check test assets browser node test-tools lint format bench mutation mutation-python mutation-js stryker editor clean
 
 $(STAMP): pyproject.toml src/course_site/pyproject.toml requirements/constraints.txt
 	@$(PYTHON) scripts/check_python.py
@@ -45,9 +48,14 @@ serve: assets node
 site: assets node
 	$(BIN)/properdocs build --strict -f mkdocs.yml
 
+## check: the quick tier for authors, with no browser: lint, unit tests and doctests, the lesson tests, the Node
+## tests of the browser code, and the site build with every cell and exercise proved (`make test` proves the rest)
+check: assets node lint
+	$(BIN)/python -m pytest $(PYTEST_WORKERS) -m "not browser"
+
 ## test: everything: lint, unit tests, doctests, lesson cells in CPython and Pyodide, browser tests
 test: assets browser node test-tools lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_WORKERS)
 
 LINT_STAMP := $(VENV)/.lint-tools
 $(LINT_STAMP): requirements/lint.txt $(STAMP)

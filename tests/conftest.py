@@ -6,6 +6,7 @@ that leaves 127.0.0.1; a test that caused one fails at teardown.
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import importlib.util
 import os
@@ -15,6 +16,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import ModuleType
@@ -38,6 +40,7 @@ ISOLATION_HEADERS = {
 
 
 BROWSER_TESTS = Path(__file__).parent / "browser"
+EXPECT_TIMEOUT_MS = 60_000  # every Playwright `expect` without a timeout of its own
 PLAYWRIGHT_MISSING = (
     "the browser tests need Playwright, which is not installed: run `make test` (it installs the dev "
     "extras), or `pip install -c requirements/constraints.txt -e '.[dev]'`, then `make browser` for Chromium"
@@ -73,12 +76,35 @@ def benchmarks_importable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
 
 
+def shared_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of this test session's that pytest-xdist's workers share (each has its own basetemp in it)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@contextmanager
+def held_lock(path: Path) -> Iterator[None]:
+    """An exclusive lock on ``path`` (a file), across the session's processes."""
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The course site, built once per test session."""
-    dest = tmp_path_factory.mktemp("site")
-    done = build_site(dest)
-    assert done.returncode == 0, f"the site build failed:\n{done.stdout}\n{done.stderr}"
+    """The course site, built once per test session (by the first of pytest-xdist's workers to need it;
+    the others wait for it and read it: no test writes into it)."""
+    shared = shared_folder(tmp_path_factory)
+    dest, built = shared / "course-site", shared / "course-site.built"
+    with held_lock(shared / "course-site.lock"):
+        if not built.exists():
+            shutil.rmtree(dest, ignore_errors=True)
+            done = build_site(dest)
+            assert done.returncode == 0, f"the site build failed:\n{done.stdout}\n{done.stderr}"
+            built.touch()
     return dest
 
 
@@ -175,8 +201,11 @@ def chromium_options() -> dict:
 @pytest.fixture(scope="session")
 def browser():
     """One headless Chromium for the session (Debian's, or the one `make browser` chose)."""
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # Playwright's `expect` gives up after 5 s by default; after Python work on a loaded 2-core machine
+    # a state can take longer to come. A deadline, not a pace: a passing expect returns at once.
+    expect.set_options(timeout=EXPECT_TIMEOUT_MS)
     executable = chromium_path()
     if not Path(executable).exists():
         pytest.fail(f"no Chromium at {executable}: run `make browser` (it installs one and says which)")

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.browser  # it must find the three engines: `make check` (no browser) leaves it out
+
 ROOT = Path(__file__).resolve().parents[2]
 # What `make browser` reads: the Makefile, its venv stamp's prerequisites, the script, the npm lock.
 READS = [
