@@ -124,8 +124,9 @@ def test_an_edit_is_kept_across_a_reload(tab, site_server):
 
 
 def test_with_the_server_gone_a_reload_loads_the_lesson_and_a_cell_runs(tab, engine, built_site, server_that_goes):
-    """A first visit, a reload under the service worker (cross-origin isolated: Stop keeps the namespace),
-    then the site's server is gone (its port refuses)."""
+    """A learner's ordinary visits (cell 1 run, reloads, the last under the service worker: cross-origin
+    isolated, so Stop keeps the namespace), then the site's server is gone (its port refuses) and a reload.
+    Nothing waits on the caches' contents: what the offline visit needs was kept by those visits."""
     url, gone = server_that_goes(built_site)
     steps.open_lesson(tab, url + LESSON)
     steps.ready_for_offline(tab)

@@ -14,6 +14,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from playwright.sync_api import expect
 from runner_fixture import LESSON, PYODIDE_VERSION, guarded_page, run, wait_ready
+from steps import controlled_by_the_service_worker
 from test_offline import wait_until_cached
 
 pytestmark = pytest.mark.browser
@@ -48,6 +49,9 @@ def test_a_first_visit_imports_the_rest_of_the_stdlib_online_and_offline(browser
         assert len([url for url in requests if OFFICIAL.search(url)]) == 1  # fetched once, before the run
         kept = f"/pyodide/v{PYODIDE_VERSION}/python_stdlib.zip"
         wait_until_cached(page, lambda caches: kept in caches.get(f"course-pyodide-{PYODIDE_VERSION}", []))
+        # The worker keeps the zip itself; the page comes back offline only once the service worker,
+        # registered after the first run, has installed and controls it (on a loaded machine, later).
+        controlled_by_the_service_worker(page)
         page.context.set_offline(True)
         page.reload()
         wait_ready(page)

@@ -288,6 +288,14 @@ test("a worker error event is a crash; a worker that fails to boot fails the wai
   assert.deepEqual(lastEvent(b), { type: MessageType.DONE, status: "failed", message: "no WebAssembly" });
 });
 
+test("a worker whose script does not load (an error event with no message before it spoke) is named", () => {
+  const kernel = newKernel();
+  kernel.start();
+  FakeWorker.made[0].onerror({ message: "" });
+  assert.equal(kernel.state, "failed");
+  assert.match(kernel.failure, /^the Python worker's script \S*main\.js could not be loaded$/);
+});
+
 test("a worker that dies while it boots, with no run waiting, fails the kernel", () => {
   const kernel = newKernel();
   const states = [];

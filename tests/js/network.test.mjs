@@ -150,7 +150,26 @@ test("offline, a versioned file comes from its kept copy; a file without one fai
   assert.equal(await text(self.fetch(wasm)), "kept wasm");
   assert.equal(await text(self.fetch(new URL(wasm))), "kept wasm");
   assert.equal(await text(self.fetch({ url: wasm })), "kept wasm");
-  await assert.rejects(self.fetch(fresh(`${INDEX}*.wasm`)), /Failed to fetch/);
+  const missing = fresh(`${INDEX}*.wasm`);
+  await assert.rejects(self.fetch(missing), (err) => {
+    assert.ok(err instanceof TypeError);
+    assert.equal(err.message, `could not load ${new URL(missing).pathname} (Failed to fetch)`);
+    assert.equal(err.cause.message, "Failed to fetch");
+    return true;
+  });
+});
+
+test("a download that fails names its file, keeping the error's type; an error that names it already is left", () => {
+  const url = `${INDEX}pyodide.asm.wasm`;
+  const safari = net.downloadError(url, new TypeError("Load failed"));
+  assert.ok(safari instanceof TypeError);
+  assert.equal(safari.message, "could not load /course/pyodide/v0.27.7/pyodide.asm.wasm (Load failed)");
+  const aborted = net.downloadError(url, new DOMException("The operation was aborted.", "AbortError"));
+  assert.ok(aborted instanceof DOMException);
+  assert.equal(aborted.name, "AbortError");
+  assert.match(aborted.message, /^could not load \/course\/pyodide\/v0\.27\.7\/pyodide\.asm\.wasm \(The operation/);
+  const named = new Error("could not load /course/pyodide/v0.27.7/pyodide.asm.wasm: HTTP 404");
+  assert.equal(net.downloadError(url, named), named);
 });
 
 test("offline, an unversioned file is never answered from a cache", async () => {

@@ -1,5 +1,5 @@
-"""Terminal output in cells (issue 12, item 5): assets/js/ansi.js under Node's test runner, and the
-contrast of assets/css/ansi.css's colours in Material's light and dark (slate) schemes."""
+"""Terminal output in cells: the contrast of assets/css/ansi.css's colours in Material's light and dark
+(slate) schemes, and a rule for every class assets/js/ansi.js gives (its logic: tests/js/ansi.test.mjs)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,6 @@ CSS = ROOT / "src/course_site/course_site/assets/css"
 LIGHT = ".course-cell"
 SLATE = '[data-md-color-scheme="slate"] .course-cell'
 MIN_CONTRAST = 4.5  # WCAG AA for text
-
-
-def test_ansi_module_passes_its_node_tests(node_tests):
-    node_tests("ansi")
 
 
 def custom_properties(css: str, selector: str) -> dict[str, str]:

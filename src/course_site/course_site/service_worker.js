@@ -72,6 +72,7 @@ async function networkFirst(request) {
     // Pages, settings and the search index are revalidated (a host's max-age would keep an old
     // build's); files named by their content are taken from the HTTP cache as they are.
     response = await fetch(isImmutable(url) ? request : new Request(request, { cache: "no-cache" }));
+    if (response.status === 304 && !conditional(request)) response = await unmodified(request, url);
   } catch (error) {
     const hit = await kept(request, CACHES.site);
     if (hit) return hit;
@@ -86,6 +87,23 @@ async function networkFirst(request) {
     return (await kept(request)) || response;
   }
   return response;
+}
+
+/* A 304 that nobody asked for: on a reload, WebKit sends a worker's script request to the service
+ * worker with the HTTP cache's date in it (If-Modified-Since), and its fetch then hands on the
+ * server's bare 304, which the worker cannot load (its script has no body).  Only a script's own
+ * fetch() can carry conditions it wants answered (destination ""); any other request gets the file:
+ * a file named by its content from its kept copy, the rest (or one not kept) from the server, unconditionally. */
+async function unmodified(request, url) {
+  const hit = isImmutable(url) ? await kept(request, CACHES.site) : undefined;
+  return hit || fetch(new Request(request, { cache: "reload" }));
+}
+
+const CONDITIONS = ["if-none-match", "if-modified-since", "if-match", "if-unmodified-since", "if-range"];
+
+/* True if `request` is a script's fetch() with a condition of its own, which wants a 304 back. */
+function conditional(request) {
+  return request.destination === "" && CONDITIONS.some((name) => request.headers.has(name));
 }
 
 /* `response` with COOP and COEP added, for a page or a worker's script (with ISOLATE); else as it is. */

@@ -48,6 +48,7 @@ export class Kernel extends EventTarget {
     this.current = null; // job sent to the worker
     this.progress = { phase: "core", loaded: 0, total: 0 };
     this.failure = null;
+    this.heard = new WeakSet(); // the workers that have sent a message
     this.isolated = Boolean(globalThis.crossOriginIsolated && typeof SharedArrayBuffer === "function");
     this.interruptView = null;
     this.runCount = 0; // runs started in this Python
@@ -95,7 +96,7 @@ export class Kernel extends EventTarget {
     worker.onmessage = (event) => this.onMessage(worker, event.data);
     worker.onerror = (event) => {
       event.preventDefault?.();
-      this.crash(worker, { cause: "crash", message: event.message || "the Python worker stopped unexpectedly" });
+      this.crash(worker, { cause: "crash", message: event.message || this.silentError(worker) });
     };
     worker.onmessageerror = () => this.crash(worker, { cause: "crash", message: "a message from the Python worker could not be read" });
     if (this.isolated) {
@@ -258,8 +259,22 @@ export class Kernel extends EventTarget {
     job.onEvent(msg);
   }
 
+  /* Why `worker` ended with an error event that says nothing: its own script did not load when it
+   * never spoke (a browser gives such an event no message), else it stopped. */
+  silentError(worker) {
+    if (this.heard.has(worker)) return "the Python worker stopped unexpectedly";
+    let path = String(this.options.workerURL);
+    try {
+      path = new URL(path, globalThis.location?.href).pathname;
+    } catch {
+      // a relative URL and no page to resolve it against (Node's tests): as it is
+    }
+    return `the Python worker's script ${path} could not be loaded`;
+  }
+
   onMessage(worker, msg) {
     if (worker !== this.worker) return;
+    this.heard.add(worker);
     this.lastSign = performance.now();
     if (this.current?.unresponsive) {
       this.current.unresponsive = false;

@@ -6,7 +6,7 @@
  * with the preloaded packages' bytecode that the build compiled (derived_bytecode.py) in place. */
 import { cacheNames, MessageType, OFFICIAL_STDLIB } from "../protocol.js";
 import {
-  configure, countBody, fetchDirect, fetchOrKept, fetchPackageBytecode, importScript, keepScriptsInCache,
+  configure, countBody, downloadError, fetchDirect, fetchOrKept, fetchPackageBytecode, importScript, keepScriptsInCache,
   officialStdlibSync, prefetch, prefetchPreloaded, prefetchStdlib, provide, useLock,
 } from "./network.js";
 import { bootPyodide, dropSnapshot, keptSnapshot, missingStorage } from "./snapshot.js";
@@ -21,7 +21,9 @@ const BYTECODE_PREFIX = "/course-pyc"; // sys.pycache_prefix: compile_bytecode.m
 
 /** The settings file at `url`, as the site wrote it, from `responsePromise` (its fetch). */
 export async function readSettings(url, responsePromise) {
-  const response = await responsePromise;
+  const response = await responsePromise.catch((err) => {
+    throw downloadError(url.href, err);
+  });
   if (!response.ok) throw new Error(`could not load ${url.pathname}: HTTP ${response.status}`);
   return response.json();
 }

@@ -49,15 +49,38 @@ function keepInCache(response) {
   keepOnce(response.url, (cache) => cache.put(response.url, copy), () => copy.body?.cancel());
 }
 
-/** The network (or the HTTP cache); when that fails (offline), the kept copy. */
+/** The network (or the HTTP cache); when that fails (offline), the kept copy; else an error naming the file. */
 export async function fetchOrKept(input, init) {
   try {
     return await fetchDirect(input, init);
   } catch (err) {
     const kept = await keptCopy(absoluteURL(input));
     if (kept) return kept;
-    throw err;
+    throw downloadError(absoluteURL(input), err);
   }
+}
+
+/**
+ * The browser's fetch error for `url`, its message naming the file: browsers say only "Load failed"
+ * (Safari), "Failed to fetch" (Chromium) or "NetworkError when attempting to fetch resource." (Firefox).
+ * Same type (a TypeError for the network, a DOMException for an abort), the browser's error as `cause`.
+ */
+export function downloadError(url, err) {
+  const path = new URL(url).pathname;
+  const why = String(err && err.message ? err.message : err);
+  if (why.includes(path)) return err;
+  const message = `could not load ${path} (${why})`;
+  const named = err instanceof DOMException
+    ? new DOMException(message, err.name)
+    : new (err instanceof TypeError ? TypeError : Error)(message);
+  named.cause = err;
+  return named;
+}
+
+/* The browser's own words for `err` (a downloadError's cause), for a message that names the file itself. */
+function browserReason(err) {
+  const own = err && err.cause !== undefined ? err.cause : err;
+  return String(own && own.message ? own.message : own);
 }
 
 /* ---------------------------------------------------------------- counting */
@@ -139,7 +162,7 @@ export function prefetchStdlib(indexURL, derived) {
     const zip = bodyTaken ? checked.then(() => fetchDerived(derived)) : checked;
     bodyTaken = true;
     provide(derived.url, forRestore ? zip : zip.catch((err) => {
-      console.warn(`course: ${derived.url} not used (${err.message || err}); the official stdlib instead`);
+      console.warn(`course: ${derived.url} not used (${browserReason(err)}); the official stdlib instead`);
       return fetchOrKept(official).then(countBody);
     }));
   };
@@ -153,7 +176,7 @@ export function prefetchStdlib(indexURL, derived) {
 export function fetchPackageBytecode(derived) {
   if (!derived) return Promise.resolve(null);
   return fetchDerived(derived).then((response) => response.arrayBuffer()).catch((err) => {
-    console.warn(`course: ${derived.url} not used (${err.message || err}); the packages' .py are compiled instead`);
+    console.warn(`course: ${derived.url} not used (${browserReason(err)}); the packages' .py are compiled instead`);
     return null;
   });
 }
