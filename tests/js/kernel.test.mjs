@@ -379,12 +379,54 @@ test("heartbeats keep an idle worker alive", () => {
   assert.equal(lastEvent(a).type, "done");
 });
 
-test("a booting worker is not declared dead however long it is silent", () => {
+test("a booting worker whose script came is not declared dead however long it is silent", () => {
   const kernel = newKernel();
   kernel.start();
-  pass(2 * LIVENESS.runSilenceMs);
+  FakeWorker.made[0].send({ type: MessageType.LOADED });
+  pass(2 * LIVENESS.startSilenceMs);
   assert.equal(kernel.state, "loading");
   assert.equal(FakeWorker.made[0].terminated, false);
+  assert.equal(FakeWorker.made.length, 1);
+});
+
+test("a worker whose script never comes is replaced after startSilenceMs; a second one fails the waiting runs", () => {
+  const kernel = newKernel();
+  const a = kernel.run(job());
+  const [first] = FakeWorker.made;
+  pass(LIVENESS.startSilenceMs);
+  assert.equal(FakeWorker.made.length, 1, "not before startSilenceMs");
+  pass(LIVENESS.heartbeatMs);
+  assert.equal(first.terminated, true);
+  assert.equal(FakeWorker.made.length, 2);
+  assert.equal(kernel.state, "loading");
+  assert.deepEqual(types(a), ["queued"], "the run still waits, for the new worker");
+  pass(LIVENESS.startSilenceMs + LIVENESS.heartbeatMs);
+  assert.equal(FakeWorker.made[1].terminated, true);
+  assert.equal(kernel.state, "failed");
+  const failure = `the Python worker's script assets/course/js/worker/main.js did not arrive in ${LIVENESS.startSilenceMs / 1000} s`;
+  assert.equal(kernel.failure, failure);
+  assert.deepEqual(lastEvent(a), { type: MessageType.DONE, status: "failed", message: failure });
+  // Run again: a new worker, and a new allowance of one replacement.
+  const b = kernel.run(job());
+  FakeWorker.made[2].send({ type: MessageType.LOADED });
+  FakeWorker.made[2].send({ type: MessageType.READY, version: "0.27.7" });
+  assert.deepEqual(FakeWorker.made[2].runs().map((m) => m.id), [b.id]);
+});
+
+test("a replaced worker that then answers boots as usual; a check that comes late does not count", () => {
+  const kernel = newKernel();
+  kernel.start();
+  pass(LIVENESS.heartbeatMs);
+  asleep = 10 * LIVENESS.startSilenceMs; // the clock jumps while no timer runs (a laptop asleep)
+  pass(LIVENESS.heartbeatMs);
+  assert.equal(FakeWorker.made.length, 1);
+  pass(LIVENESS.startSilenceMs);
+  assert.equal(FakeWorker.made.length, 2);
+  FakeWorker.made[1].send({ type: MessageType.LOADED });
+  pass(2 * LIVENESS.startSilenceMs);
+  assert.equal(kernel.state, "loading");
+  FakeWorker.made[1].send({ type: MessageType.READY, version: "0.27.7" });
+  assert.equal(kernel.state, "ready");
 });
 
 test("a silent running cell is said unresponsive after runSilenceMs, responsive when Python answers; never killed", () => {

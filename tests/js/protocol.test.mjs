@@ -116,7 +116,7 @@ test("the results and errors are named as Python's cell_exec emits them, the oth
   for (const kind of [MessageType.RESULT, MessageType.ERROR]) assert.ok(cellExec.includes(`self.emit("${kind}"`), kind);
   assert.deepEqual(MessageType, {
     INTERRUPT_BUFFER: "interrupt-buffer", RUN: "run", CANCEL: "cancel", PREFETCH: "prefetch", SNAPSHOT: "snapshot",
-    SETTINGS: "settings", PROGRESS: "progress", READY: "ready", INIT_ERROR: "init-error", STARTED: "started",
+    LOADED: "loaded", SETTINGS: "settings", PROGRESS: "progress", READY: "ready", INIT_ERROR: "init-error", STARTED: "started",
     STREAM: "stream", RESULT: "result", ERROR: "error", FIGURE: "figure", CAPPED: "capped", DROPPED: "dropped",
     DONE: "done", FATAL: "fatal", HEARTBEAT: "heartbeat", COMPLETE: "complete", COMPLETIONS: "completions",
   });
@@ -132,6 +132,9 @@ test("a worker misses several heartbeats before it is declared dead, a running o
   assert.ok(LIVENESS.heartbeatMs > 0);
   assert.ok(LIVENESS.idleSilenceMs >= 3 * LIVENESS.heartbeatMs, "an idle worker");
   assert.ok(LIVENESS.runSilenceMs >= 3 * LIVENESS.idleSilenceMs, "a cell in one long call into C");
+  assert.ok(LIVENESS.startSilenceMs >= 10 * LIVENESS.heartbeatMs, "a worker's script on a slow link");
+  const main = read("src/course_site/course_site/assets/js/worker/main.js");
+  assert.ok(main.includes(`self.postMessage({ type: "${MessageType.LOADED}" });`), "main.js says it loaded");
   assert.ok(Object.isFrozen(LIVENESS) && Object.isFrozen(DEFAULT_LIMITS));
   assert.ok(QUIET_MS > 0);
 });

@@ -49,6 +49,7 @@ export class Kernel extends EventTarget {
     this.progress = { phase: "core", loaded: 0, total: 0 };
     this.failure = null;
     this.heard = new WeakSet(); // the workers that have sent a message
+    this.silentStarts = 0; // workers in a row whose script never came
     this.isolated = Boolean(globalThis.crossOriginIsolated && typeof SharedArrayBuffer === "function");
     this.interruptView = null;
     this.runCount = 0; // runs started in this Python
@@ -91,6 +92,7 @@ export class Kernel extends EventTarget {
     }
     this.worker = worker;
     this.runCount = 0;
+    this.unheardMs = 0; // time this worker has been checked on without a word from it
     this.lastSign = performance.now();
     this.watchdog ??= setInterval(() => this.checkLiveness(), LIVENESS.heartbeatMs);
     worker.onmessage = (event) => this.onMessage(worker, event.data);
@@ -218,8 +220,15 @@ export class Kernel extends EventTarget {
   checkLiveness() {
     const now = performance.now();
     // A timer that ran late (a hidden tab, a laptop asleep) says nothing about the worker.
-    if (now - this.lastCheck > 3 * LIVENESS.heartbeatMs) this.lastSign = now;
+    const late = now - this.lastCheck > 3 * LIVENESS.heartbeatMs;
+    if (late) this.lastSign = now;
+    const step = late ? 0 : now - this.lastCheck;
     this.lastCheck = now;
+    if (this.state === "loading" && this.worker && !this.heard.has(this.worker)) {
+      this.unheardMs += step;
+      if (this.unheardMs > LIVENESS.startSilenceMs) this.scriptNeverCame();
+      return;
+    }
     if (this.state !== "ready" || !this.worker) return;
     const silence = now - this.lastSign;
     const job = this.current;
@@ -259,28 +268,48 @@ export class Kernel extends EventTarget {
     job.onEvent(msg);
   }
 
+  /* The worker has not said "loaded" in LIVENESS.startSilenceMs: its script never came.  A new
+   * worker asks for it again, once; if that one is silent too, the cells say so (Run tries again). */
+  scriptNeverCame() {
+    const seconds = Math.round(LIVENESS.startSilenceMs / 1000);
+    if (this.silentStarts >= 1) {
+      this.silentStarts = 0;
+      this.fail(`the Python worker's script ${this.workerPath()} did not arrive in ${seconds} s`);
+      return;
+    }
+    this.silentStarts = 1;
+    console.warn(`course: the Python worker's script did not arrive in ${seconds} s; a new worker asks for it again`);
+    this.killWorker();
+    this.spawn();
+  }
+
+  /* The worker script's path (its URL as given, where there is no page to resolve it against). */
+  workerPath() {
+    try {
+      return new URL(this.options.workerURL, globalThis.location?.href).pathname;
+    } catch {
+      return String(this.options.workerURL);
+    }
+  }
+
   /* Why `worker` ended with an error event that says nothing: its own script did not load when it
    * never spoke (a browser gives such an event no message), else it stopped. */
   silentError(worker) {
     if (this.heard.has(worker)) return "the Python worker stopped unexpectedly";
-    let path = String(this.options.workerURL);
-    try {
-      path = new URL(path, globalThis.location?.href).pathname;
-    } catch {
-      // a relative URL and no page to resolve it against (Node's tests): as it is
-    }
-    return `the Python worker's script ${path} could not be loaded`;
+    return `the Python worker's script ${this.workerPath()} could not be loaded`;
   }
 
   onMessage(worker, msg) {
     if (worker !== this.worker) return;
     this.heard.add(worker);
+    this.silentStarts = 0;
     this.lastSign = performance.now();
     if (this.current?.unresponsive) {
       this.current.unresponsive = false;
       this.current.onEvent({ type: "responsive" });
     }
     switch (msg.type) {
+      case MessageType.LOADED:
       case MessageType.HEARTBEAT:
         return;
       case MessageType.SETTINGS:

@@ -16,6 +16,7 @@ export const MessageType = Object.freeze({
   SNAPSHOT: "snapshot",
   COMPLETE: "complete",
   // worker -> page
+  LOADED: "loaded",
   SETTINGS: "settings",
   PROGRESS: "progress",
   READY: "ready",
@@ -57,6 +58,7 @@ export const MessageType = Object.freeze({
 /** @typedef {{type: "dropped", id: number, lines: number, chars: number}} DroppedMessage  totals, sent before "done" */
 /** @typedef {{type: "done", id: number, ok: boolean, status: "ok"|"error"|"cancelled", ms: number, totalMs: number, check?: {passed: boolean, message: string}}} DoneMessage  `check`: an exercise's verdict, when its check ran or could not */
 /** @typedef {{type: "fatal", id: number|null, cause: "exit"|"memory"|"crash", exitStatus: number|null, message: string}} FatalMessage  Pyodide is unusable (Python exited, ran out of memory or crashed; `message`: one line); the page replaces the worker */
+/** @typedef {{type: "loaded"}} LoadedMessage  the worker's own script has arrived and runs (worker/main.js, its first line) */
 /** @typedef {{type: "heartbeat"}} HeartbeatMessage  the worker is alive (worker/signals.js) */
 /** @typedef {{label: string, type: string, detail: string, info: string, boost: number}} CompletionOption  `type`: CodeMirror's (its icon); `detail`: the signature; `info`: the docstring's first line; `boost`: 1 for a call's keyword argument (listed first) */
 /** @typedef {{type: "completions", id: number, from: number, options: CompletionOption[], dropped: boolean, error?: string}} CompletionsMessage  the answer to "complete" `id`: `from` is the column where the completed word starts; `dropped` (no options): a run came first, a newer request replaced it, or Jedi could not load (`error`) */
@@ -67,9 +69,12 @@ export const MessageType = Object.freeze({
  * loop is free, or Python runs code (worker/signals.js).  The page declares an
  * idle worker dead after `idleSilenceMs` without one; a running cell may be in
  * one long call into C, so after `runSilenceMs` the cell only says that Python
- * does not answer and Stop restarts it.
+ * does not answer and Stop restarts it.  A new worker says "loaded" as its script
+ * starts; one that has not after `startSilenceMs` never got its script (Chromium can
+ * leave that request unanswered while a new service worker takes over the page, a
+ * lost connection can too): it is replaced once, and then the cells say so.
  */
-export const LIVENESS = Object.freeze({ heartbeatMs: 1000, idleSilenceMs: 4000, runSilenceMs: 15000 });
+export const LIVENESS = Object.freeze({ heartbeatMs: 1000, idleSilenceMs: 4000, runSilenceMs: 15000, startSilenceMs: 15000 });
 
 /** How long Python stays idle (no run sent, none running) before work that can wait starts:
  * the page's (page_kernel.js: the editor, the rest of the page, the snapshot request) and the

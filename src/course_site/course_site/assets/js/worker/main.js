@@ -12,6 +12,9 @@
  */
 "use strict";
 
+// First: the page's kernel then knows that this script came (MessageType.LOADED, ../protocol.js).
+self.postMessage({ type: "loaded" });
+
 // In assets/course/, beside this build's runner folder (assets/course/runner-<hash>/js/worker/).
 const SETTINGS_URL = new URL("../../../worker-settings.json", self.location.href);
 const settings = fetch(SETTINGS_URL, { cache: "no-cache" });
