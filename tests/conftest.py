@@ -30,8 +30,7 @@ from course_site.execute import PageRunner, RunSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_RECORD = ROOT / ".cache" / "chromium-path"
-sys.path.insert(0, str(ROOT / "scripts"))
-from chromium_flags import CHROMIUM_ARGS  # noqa: E402  (shared with the benchmarks)
+from chromium_flags import CHROMIUM_ARGS  # noqa: E402  (scripts/, shared with the benchmarks)
 
 ISOLATION_HEADERS = {
     "Cross-Origin-Opener-Policy": "same-origin",

@@ -14,12 +14,8 @@ disabled.
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from axe_fixture import audit, axe_source, pages_with_cells, report
 from playwright.sync_api import expect
 from runner_fixture import FINAL_STATE, LESSONS, LOAD_TIMEOUT_MS, guarded_page, run, wait_for_editor

@@ -6,12 +6,8 @@ Lesson 32 on a first visit (no service worker yet: not cross-origin isolated), s
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from playwright.sync_api import expect
 from runner_fixture import LESSON, LOAD_TIMEOUT_MS, expect_status_shown, guarded_page, run
 

@@ -11,12 +11,10 @@ its notebook for download (course_site/notebook.py).
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent / "fixture"))
+from caches import wait_until_cached
 from playwright.sync_api import expect
 from runner_fixture import (
     LESSON,
@@ -27,8 +25,8 @@ from runner_fixture import (
     guarded_page,
     run,
     set_code,
+    wait_ready,
 )
-from test_offline import wait_ready, wait_until_cached
 
 pytestmark = pytest.mark.browser
 

@@ -23,10 +23,6 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent / "fixture"))
-sys.path.insert(0, str(Path(__file__).parents[1]))
-from conftest import ROOT
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 from runner_fixture import (
@@ -42,6 +38,8 @@ from runner_fixture import (
 )
 
 pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
 
 LESSON_PAGE = "lessons/lesson/"
 V1 = {"sentence": "The first version of this sentence.", "cell": "lesson code one", "starter": "y = 0"}

@@ -9,12 +9,9 @@ fallback); where numpy's bytecode came from shows in ``sys.pycache_prefix``.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from playwright.sync_api import expect
 from runner_fixture import SETTINGS_FILE, guarded_page, make_fixture_site, run
 

@@ -13,17 +13,11 @@ is refused and fails the test.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-import pytest
-
-sys.path.insert(0, str(Path(__file__).parent / "fixture"))
-sys.path.insert(0, str(Path(__file__).parents[1]))
 import engines
+import pytest
 import steps
+from course_py import exercise_check
 from runner_fixture import LESSON, LESSONS
-from test_exercise_live import exercise_check
 
 pytestmark = pytest.mark.browser
 

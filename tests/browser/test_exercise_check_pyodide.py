@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from site_project import EXERCISE_PAGE as PAGE  # the build-time tests' exercise
 
 from course_site.exercises import parse_exercises
 from course_site.fences import scan
@@ -26,8 +27,6 @@ PY_DIR = ROOT / "src/course_site/course_site/assets/py"
 PYODIDE = ROOT / "pyodide_assets"
 LOAD_TIMEOUT_MS = 180_000  # cold Pyodide and numpy on a busy 2-core machine
 
-sys.path.insert(0, str(ROOT / "tests" / "site"))
-from test_exercises import PAGE  # noqa: E402  (the build-time tests' exercise)
 
 LESSON = (
     PAGE

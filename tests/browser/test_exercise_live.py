@@ -10,36 +10,21 @@ exercise stops like any cell's; without JavaScript everything is readable.
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
 
 import pytest
+from course_py import cell_exec, exercise_check
+from playwright.sync_api import expect
+from runner_fixture import LESSON, LESSONS, LOAD_TIMEOUT_MS, get_code, guarded_page, run, set_code, wait_for_editor
 
 from course_site.exercises import Exercise, parse_exercises
 from course_site.fences import scan
 
-sys.path.insert(0, str(Path(__file__).parent / "fixture"))
-from playwright.sync_api import expect
-from runner_fixture import LESSON, LESSONS, LOAD_TIMEOUT_MS, get_code, guarded_page, run, set_code, wait_for_editor
-
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
-PY_ASSETS = ROOT / "src/course_site/course_site/assets/py"
 SOLVED = "course-exercise-solved:"
-
-
-def _module(name: str):
-    spec = importlib.util.spec_from_file_location(name, PY_ASSETS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-exercise_check, cell_exec = _module("exercise_check"), _module("cell_exec")
 
 
 def lesson_exercises(lesson: str) -> list[Exercise]:

@@ -17,12 +17,8 @@ from __future__ import annotations
 
 import json
 import re
-import sys
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from playwright.sync_api import expect
 from runner_fixture import (
     ISOLATION_HEADERS,

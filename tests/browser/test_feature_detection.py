@@ -17,12 +17,8 @@ Python's workers, where the snapshot uses them: test_snapshot.py.
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from playwright.sync_api import expect
 from runner_fixture import LESSON, LOAD_TIMEOUT_MS, guarded_page, run, wait_ready
 

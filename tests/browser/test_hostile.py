@@ -5,12 +5,7 @@ The machine is shared, so the checks are about what happens, not how fast.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from playwright.sync_api import expect
 from runner_fixture import LOAD_TIMEOUT_MS, Gate, get_code, guarded_page, make_fixture_site, run
 

@@ -8,12 +8,8 @@ lesson 33's has two selects (16 combinations: every one pre-rendered by the buil
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from axe_fixture import audit, report
 from playwright.sync_api import expect
 from runner_fixture import FINAL_STATE, LESSON, LOAD_TIMEOUT_MS, Gate, guarded_page, set_code, wait_ready

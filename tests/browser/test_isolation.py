@@ -9,12 +9,8 @@ and the worker survive. Every page still loads whole under isolation.
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from playwright.sync_api import expect
 from runner_fixture import LESSON, LESSONS, LOAD_TIMEOUT_MS, expect_service_worker, guarded_page, run, wait_ready
 from steps import STOPPABLE

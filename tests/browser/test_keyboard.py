@@ -10,12 +10,9 @@ live regions (role="status" and role="log") that screen readers announce.
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from playwright.sync_api import expect
 from runner_fixture import LESSON, LOAD_TIMEOUT_MS, get_code, guarded_page
 

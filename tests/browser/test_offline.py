@@ -4,18 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-import sys
-import time
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent / "fixture"))
+from caches import CACHED, wait_until_cached
 from playwright.sync_api import expect
 from runner_fixture import (
     LESSON,
-    LOAD_TIMEOUT_MS,
     PYODIDE_VERSION,
     expect_service_worker,
     guarded_page,
@@ -29,56 +24,6 @@ pytestmark = pytest.mark.browser
 VERSIONED = re.compile(
     r"/pyodide/v[^/]+/|/assets/course/wheels/[0-9a-f]+/|/assets/course/pyodide-lock-[0-9a-f]+\.json$"
 )
-
-CACHED = """async () => {
-    const found = {};
-    for (const name of await caches.keys()) {
-        found[name] = (await (await caches.open(name)).keys()).map((r) => new URL(r.url).pathname);
-    }
-    return found;
-}"""
-
-
-# Resolves once Cache Storage has changed since the `seen`th change (the count that
-# CACHE_CHANGED keeps), or after `ms`: the wait of wait_until_cached, on the page's own thread.
-NEXT_CHANGE = """([seen, ms]) => window.__courseCacheChanges > seen || new Promise((resolve) => {
-    window.__courseCacheWake = resolve;
-    setTimeout(resolve, ms);
-})"""
-CACHE_CHANGED = """window.__courseCacheChanges = (window.__courseCacheChanges || 0) + 1;
-window.__courseCacheWake?.();"""
-
-
-def wait_until_cached(page, condition, timeout_s: float = LOAD_TIMEOUT_MS / 1000) -> None:
-    """Read the page's caches (``CACHED``) until ``condition(kept)`` holds: now, then after each change.
-
-    Cache Storage has no change event for a page, and the Python worker stores its offline copies
-    without telling it; DevTools has one (``Storage.cacheStorageContentUpdated``, for every cache
-    of the origin), which counts the changes in the page (``CACHE_CHANGED``) and wakes its wait
-    (``NEXT_CHANGE``). The page's scripts run with ``page.evaluate`` (run by DevTools, outside the
-    page's CSP), not with ``page.wait_for_function``, whose predicate is an ``eval`` the lesson's
-    CSP forbids.
-    """
-    devtools = page.context.new_cdp_session(page)
-
-    def changed(_event) -> None:
-        devtools.send("Runtime.evaluate", {"expression": CACHE_CHANGED})
-
-    devtools.on("Storage.cacheStorageContentUpdated", changed)
-    devtools.on("Storage.cacheStorageListUpdated", changed)
-    origin = "{0.scheme}://{0.netloc}".format(urlsplit(page.url))
-    devtools.send("Storage.trackCacheStorageForOrigin", {"origin": origin})
-    deadline = time.monotonic() + timeout_s
-    try:
-        while True:
-            seen = page.evaluate("() => window.__courseCacheChanges || 0")
-            if condition(kept := page.evaluate(CACHED)):
-                return
-            left_ms = (deadline - time.monotonic()) * 1000
-            assert left_ms > 0, f"timed out waiting on the caches; they hold {kept!r}"
-            page.evaluate(NEXT_CHANGE, [seen, left_ms])
-    finally:
-        devtools.detach()
 
 
 def record_responses(page) -> list[tuple[str, bool]]:

@@ -13,14 +13,10 @@ a cell says what a reader can do.
 from __future__ import annotations
 
 import re
-import sys
 from contextlib import suppress
 from io import BytesIO
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from axe_fixture import audit, report
 from PIL import Image, ImageStat
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError

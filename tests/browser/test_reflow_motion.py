@@ -9,12 +9,8 @@ nothing in a cell moves: no sliding progress bar, no pulsing dot, no transitions
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from axe_fixture import audit, report
 from playwright.sync_api import expect
 from runner_fixture import LESSON, LESSONS, LOAD_TIMEOUT_MS, guarded_page, run, wait_for_editor

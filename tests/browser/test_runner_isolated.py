@@ -7,12 +7,8 @@ headers, so ``crossOriginIsolated`` is true and the worker gets an interrupt buf
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from playwright.sync_api import expect
 from runner_fixture import ISOLATION_HEADERS, LOAD_TIMEOUT_MS, Gate, get_code, guarded_page, make_fixture_site, run
 

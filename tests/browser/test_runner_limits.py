@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from playwright.sync_api import expect
 from runner_fixture import LOAD_TIMEOUT_MS, guarded_page, make_fixture_site, run
 

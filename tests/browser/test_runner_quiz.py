@@ -4,17 +4,14 @@ quizzes, the verdict the Markdown's ``[x]`` gives, and the no-JS view."""
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
+from runner_fixture import LESSONS, make_fixture_site
 
 from course_site.fences import QUIZ, scan
 from course_site.quiz import parse_quiz, render_quiz
-
-sys.path.insert(0, str(Path(__file__).parent / "fixture"))
-from playwright.sync_api import expect
-from runner_fixture import LESSONS, make_fixture_site
 
 pytestmark = pytest.mark.browser
 

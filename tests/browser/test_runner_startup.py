@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent / "fixture"))
 from playwright.sync_api import expect
 from runner_fixture import LESSON, LOAD_TIMEOUT_MS, SETTINGS_FILE, get_code, guarded_page, make_fixture_site, run
 

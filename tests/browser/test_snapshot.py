@@ -29,20 +29,14 @@ from __future__ import annotations
 
 import re
 import shutil
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent / "fixture"))
-sys.path.insert(0, str(Path(__file__).parents[1]))
-sys.path.insert(0, str(Path(__file__).parent))
 from playwright.sync_api import expect
-from runner_fixture import LESSON, LOAD_TIMEOUT_MS, run
-from test_runner_lesson import check_cells_run_like_at_build_time
+from runner_fixture import LESSON, LOAD_TIMEOUT_MS, check_cells_run_like_at_build_time, run
 
 pytestmark = pytest.mark.browser
 

@@ -6,16 +6,12 @@ names the module and says to check the connection."""
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent / "fixture"))
+from caches import wait_until_cached
 from playwright.sync_api import expect
 from runner_fixture import LESSON, PYODIDE_VERSION, guarded_page, run, wait_ready
 from steps import controlled_by_the_service_worker
-from test_offline import wait_until_cached
 
 pytestmark = pytest.mark.browser
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import test_build
-from test_build import build, lesson_html, make_project
+from site_project import build, lesson_html, make_project
 
 # Outside the boot set (checked by test_build.py's test of the boot stdlib), and a submodule of a
 # package that is in it (json.tool) and of one that is not (unittest.mock).
@@ -24,8 +23,7 @@ print(difflib.__file__, unittest.mock.__file__, json.__file__)
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory, build_cache: Path) -> Path:
-    test_build.CACHE = build_cache
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     lesson = f"# Lesson\n\n{IMPORTS}"
     made = make_project(tmp_path_factory.mktemp("rest"), lesson, precompile_stdlib=True, preload=["numpy"])
     done = build(made)

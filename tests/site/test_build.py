@@ -6,80 +6,15 @@ import base64
 import gzip
 import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
 import sys
-import textwrap
 import zipfile
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-PYODIDE_VERSION = json.loads((ROOT / "pyodide_assets/manifest.json").read_text())["pyodide_version"]
-PYODIDE_INDEX = f"pyodide/v{PYODIDE_VERSION}"  # where the site serves Pyodide
-SETTINGS = "assets/course/worker-settings.json"
-CACHE = Path()  # the session's build cache (conftest.py), shared by every project built here
-
-
-@pytest.fixture(autouse=True, scope="session")
-def _shared_cache(build_cache: Path) -> None:
-    global CACHE
-    CACHE = build_cache
-
-
-def make_project(tmp_path: Path, lesson: str, **plugin: object) -> Path:
-    """A one-lesson MkDocs project using the repo's Pyodide cache and posenc."""
-    options = {
-        "pyodide_manifest": str(ROOT / "pyodide_assets/manifest.json"),
-        "pyodide_cache": str(ROOT / "pyodide_assets/files"),
-        "package_project": str(ROOT),
-        "package_source": "src/posenc",
-        "cache_dir": str(CACHE),
-        "precompile_stdlib": False,  # Node boots Pyodide for it: only where a test checks it
-        **plugin,
-    }
-    config = {
-        "site_name": "t",
-        "docs_dir": "docs",
-        "theme": {"name": "material", "font": False},
-        "nav": [{"Home": "index.md"}, {"Lesson": "lessons/lesson.md"}],
-        "plugins": [{"course": options}],
-        "markdown_extensions": [
-            "admonition",
-            "pymdownx.superfences",
-            {"pymdownx.tabbed": {"alternate_style": True}},
-            {"pymdownx.arithmatex": {"generic": True}},
-        ],
-    }
-    (tmp_path / "mkdocs.yml").write_text(json.dumps(config))  # JSON is YAML
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs/index.md").write_text("# Home\n")
-    (tmp_path / "lessons").mkdir()
-    (tmp_path / "lessons/lesson.md").write_text(textwrap.dedent(lesson))
-    return tmp_path
-
-
-def build(project: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict"],
-        cwd=project,
-        env={**os.environ, **(env or {})},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-
-
-def lesson_text(project: Path) -> str:
-    return (project / "lessons/lesson.md").read_text()
-
-
-def lesson_html(project: Path) -> str:
-    return (project / "site/lessons/lesson/index.html").read_text()
-
+from site_project import PYODIDE_INDEX, PYODIDE_VERSION, ROOT, SETTINGS, build, lesson_html, lesson_text, make_project
 
 GOOD = """\
 # Lesson
@@ -225,7 +160,7 @@ def test_worker_settings_name_the_preloaded_wheels_as_the_lock_does(good_project
     assert settings["preload_wheels"] == expected
 
 
-def test_site_serves_a_boot_stdlib_beside_the_official_one(good_project: Path):
+def test_site_serves_a_boot_stdlib_beside_the_official_one(good_project: Path, build_cache: Path):
     site = good_project / "site"
     settings = json.loads((site / SETTINGS).read_text())
     manifest = json.loads((ROOT / "pyodide_assets/manifest.json").read_text())
@@ -250,7 +185,7 @@ def test_site_serves_a_boot_stdlib_beside_the_official_one(good_project: Path):
         modules = {name.removesuffix(".py").removesuffix("/__init__") for name in sources if name.endswith(".py")}
         assert set(index["modules"]) == {name.replace("/", ".") for name in modules}
     # Made once per set of inputs: the (session's shared) build cache holds it.
-    cached = [path for path in (CACHE / "derived").iterdir() if path.read_bytes() == derived.read_bytes()]
+    cached = [path for path in (build_cache / "derived").iterdir() if path.read_bytes() == derived.read_bytes()]
     assert len(cached) == 1
 
 
@@ -321,8 +256,8 @@ def test_pages_with_cells_start_python_first_thing_in_head(good_project: Path):
     assert "data-worker" not in (good_project / "site/index.html").read_text()
 
 
-def test_unchanged_rebuild_runs_no_cell(good_project: Path):
-    outputs = CACHE / "outputs"
+def test_unchanged_rebuild_runs_no_cell(good_project: Path, build_cache: Path):
+    outputs = build_cache / "outputs"
     before = {p.name: p.stat().st_mtime_ns for p in outputs.iterdir()}
     done = build(good_project)
     assert done.returncode == 0

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from markdown import Markdown
-from test_build import build, make_project
+from site_project import EXERCISE_PAGE, build, make_project
 
 from course_site.cells import highlight_python, render_cell
 from course_site.errors import LessonError
@@ -21,32 +21,7 @@ from course_site.quiz import markdown_converter
 ROOT = Path(__file__).resolve().parents[2]
 PATH = "lessons/99-exercises.md"
 
-PAGE = """\
-# Exercises
-
-```pyodide exercise="The period of a pair" height="6"
-# --- setup ---
-import math
-
-# --- code ---
-period = None  # the period of pair 0
-# --- check ---
-expect_defined("period")
-assert period is not None, "Set `period` to the period of pair 0."
-expect_close(period, 2 * math.pi, name="period")
-# --- solution ---
-period = 2 * math.pi
-# --- hint ---
-Pair 0 turns by one radian per position.
-
-# --- hint ---
-A full turn is $2\\pi$ radians: `math.pi` is there.
-```
-
-```pyodide
-x = 1
-```
-"""
+PAGE = EXERCISE_PAGE
 
 
 def exercises_of(page: str) -> list:

@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from test_build import build, lesson_html, make_project
+from site_project import build, lesson_html, make_project
 
 from course_site.errors import LessonError
 from course_site.fences import scan, to_cell

@@ -13,7 +13,7 @@ from pathlib import Path
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 from mkdocs.livereload import LiveReloadServer
-from test_build import PYODIDE_INDEX, make_project
+from site_project import PYODIDE_INDEX, make_project
 
 from course_site.site_assets import SERVICE_WORKER_NAME
 
