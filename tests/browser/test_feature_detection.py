@@ -7,7 +7,7 @@ Each feature is taken away in Chromium, as a browser without it would behave:
   ``import``): no offline copy, and the lesson runs as online;
 - SharedArrayBuffer: deleted from the page of a cross-origin isolated site, so Stop cannot
   interrupt Python in place and ends the worker instead;
-- JSON module imports: ``dom.json`` is answered as ``text/plain``, which an
+- JSON module imports: ``contract.json`` is answered as ``text/plain``, which an
   ``import … with { type: "json" }`` refuses as a browser without JSON modules refuses the syntax.
 
 The origin private file system and its synchronous access handles are taken away in the
@@ -71,7 +71,7 @@ def as_plain_text(route) -> None:
 
 
 def test_without_json_modules_the_cells_and_quizzes_work(browser, site_server):
-    routes = [("**/dom.json", as_plain_text)]
+    routes = [("**/contract.json", as_plain_text)]
     with guarded_page(browser, site_server + LESSON, routes=routes) as (page, problems):
         wait_ready(page)
         run(page, "#cell-1")

@@ -2,7 +2,7 @@
 // modules give them in Node (elements found by the selectors a test names, text as text nodes).
 import { readFile } from "node:fs/promises";
 
-/* fetch for file: URLs too, as a page's server answers them: dom_names.js fetches dom.json beside it. */
+/* fetch for file: URLs too, as a page's server answers them: dom_names.js fetches contract.json beside it. */
 const networkFetch = globalThis.fetch;
 globalThis.fetch = async (url, init) => {
   const target = new URL(url instanceof Request ? url.url : url);

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import "./fake_dom.mjs"; // fetch of dom.json beside the module
+import "./fake_dom.mjs"; // fetch of contract.json beside the module
 
 globalThis.CSS ??= { escape: (text) => text };
 const { CellInputs } = await import("../../src/course_site/course_site/assets/js/inputs.js");

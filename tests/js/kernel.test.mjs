@@ -4,7 +4,8 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, mock, test } from "node:test";
 
-import { DEFAULT_LIMITS, LIVENESS, MessageType } from "../../src/course_site/course_site/assets/js/protocol.js";
+import { LIVENESS, MessageType } from "../../src/course_site/course_site/assets/js/protocol.js";
+import { CONTRACT, checkMessage } from "./contract.mjs";
 
 /* A stand-in for the Python worker: what the kernel posts to it, and a way to answer. */
 class FakeWorker {
@@ -16,7 +17,7 @@ class FakeWorker {
   }
 
   postMessage(message) {
-    this.posted.push(message);
+    this.posted.push(checkMessage("toWorker", message)); // as contract.json types it
   }
 
   terminate() {
@@ -25,7 +26,7 @@ class FakeWorker {
 
   /* The worker sends `message` (ignored once terminated: the kernel has let go of it). */
   send(message) {
-    this.onmessage?.({ data: message });
+    this.onmessage?.({ data: checkMessage("toPage", message) });
   }
 
   runs() {
@@ -58,8 +59,11 @@ function newKernel() {
   return kernel;
 }
 
+/* The limits as the build writes them into worker-settings.json (contract.json's, by default). */
+const SETTINGS = { output_max_lines: CONTRACT.limits.maxLines, output_max_chars: CONTRACT.limits.maxChars, time_limit_s: 0 };
+
 /* A kernel whose worker has booted Python (with `settings`); returns [kernel, worker]. */
-function readyKernel(settings = {}) {
+function readyKernel(settings = SETTINGS) {
   const kernel = newKernel();
   kernel.start();
   const worker = FakeWorker.made.at(-1);
@@ -100,10 +104,11 @@ test("a run sent before Python is ready is queued, starts the worker, and is sen
   const [worker] = FakeWorker.made;
   assert.deepEqual(worker.options, { name: "course-python" });
   assert.deepEqual(worker.runs(), []);
+  worker.send({ type: MessageType.SETTINGS, settings: SETTINGS, url: "https://example.org/assets/course/worker-settings.json" });
   worker.send({ type: MessageType.READY, version: "0.27.7" });
   assert.deepEqual(worker.runs(), [{
     type: MessageType.RUN, id: first.id, code: "print(1)", setup: "", check: null, filename: "<cell 1>",
-    inputs: "", maxLines: DEFAULT_LIMITS.maxLines, maxChars: DEFAULT_LIMITS.maxChars, scheme: "default",
+    inputs: "", maxLines: CONTRACT.limits.maxLines, maxChars: CONTRACT.limits.maxChars, scheme: "default",
   }]);
 });
 

@@ -5,10 +5,12 @@ import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 
 import { MessageType } from "../../src/course_site/course_site/assets/js/protocol.js";
+import { checkMessage } from "./contract.mjs";
 
 let posted;
 let clock = 0; // ms, performance.now() as output.js sees it
-globalThis.self = { postMessage: (message) => posted.push(message) };
+const keep = (message) => posted.push(checkMessage("toPage", message)); // as contract.json types it
+globalThis.self = { postMessage: keep };
 Object.defineProperty(globalThis, "performance", { value: { now: () => clock }, configurable: true });
 const { abandonRun, closeRun, host, isOpen, openRun, openRunId, writeStream } = await import(
   "../../src/course_site/course_site/assets/js/worker/output.js"
@@ -200,12 +202,12 @@ test("a result longer than maxChars is cut there and says how much was dropped",
 
 test("a figure's bytes are copied and transferred, after the output before it", () => {
   const transfers = [];
-  globalThis.self.postMessage = (message, transfer) => (posted.push(message), transfers.push(transfer));
+  globalThis.self.postMessage = (message, transfer) => (keep(message), transfers.push(transfer));
   try {
     openRun(RUN, 10, 100);
     write("before\n");
     const png = Uint8Array.of(137, 80, 78, 71);
-    host.emit_figure(png, "a plot");
+    host.emit_figure(png, "a plot", "slate", 13);
     closeRun();
     const figure = posted.find((m) => m.type === MessageType.FIGURE);
     assert.deepEqual([...new Uint8Array(figure.png)], [137, 80, 78, 71]);
@@ -214,7 +216,7 @@ test("a figure's bytes are copied and transferred, after the output before it", 
     assert.deepEqual(transfers.at(-1), [figure.png]);
     assert.deepEqual(posted.map((m) => m.type), [MessageType.STREAM, MessageType.FIGURE]);
   } finally {
-    globalThis.self.postMessage = (message) => posted.push(message);
+    globalThis.self.postMessage = keep;
   }
 });
 
@@ -296,7 +298,7 @@ test("a result or a figure first posts the output before it", () => {
   openRun(RUN, 1000, 100_000);
   burst(BURST_WRITES + 2);
   host.emit_text(MessageType.RESULT, "42");
-  host.emit_figure(Uint8Array.of(1), "alt");
+  host.emit_figure(Uint8Array.of(1), "alt", "default", 12);
   closeRun();
   assert.deepEqual(posted.slice(BURST_WRITES).map((m) => [m.type, m.text]), [
     [MessageType.STREAM, "uv"], [MessageType.RESULT, "42"], [MessageType.FIGURE, undefined],
@@ -304,6 +306,6 @@ test("a result or a figure first posts the output before it", () => {
 });
 
 test("a figure outside a run is discarded", () => {
-  host.emit_figure(Uint8Array.of(1), "alt");
+  host.emit_figure(Uint8Array.of(1), "alt", "default", 12);
   assert.deepEqual(posted, []);
 });

@@ -1,9 +1,9 @@
 // How a quiz marks the option chosen (assets/js/quiz.js), on a stand-in document built from the
-// names the build uses (dom.json); run by tests/unit/test_runner_js.py.
+// names the build uses (contract.json); run by tests/unit/test_runner_js.py.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import names from "../../src/course_site/course_site/assets/js/dom.json" with { type: "json" };
+import names from "../../src/course_site/course_site/assets/js/contract.json" with { type: "json" };
 import { FakeElement, FakeNode, children, fakeDocument } from "./fake_dom.mjs";
 
 const QUIZ = names.quiz;

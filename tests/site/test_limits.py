@@ -1,25 +1,28 @@
-"""The browser's limits on a run are written once (protocol.js) and the build uses the same."""
+"""The limits on a run are written once (contract.json); the plugin's defaults and the scripts use them."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from course_site import limits
 from course_site.config import CourseConfig
+from course_site.contract import CONTRACT, CONTRACT_FILE
+
+JS = Path(CONTRACT_FILE).parent
 
 
-def test_plugin_defaults_are_the_browsers_limits():
+def test_plugin_defaults_are_the_contracts_limits():
     defaults = {name: option.default for name, option in CourseConfig._schema}
-    protocol = limits.PROTOCOL.read_text()
-    written = re.search(r"DEFAULT_LIMITS = Object.freeze\(\{(.*?)\}\)", protocol)[1]
-    assert written.split(",") == [
-        f" maxLines: {defaults['output_max_lines']}",
-        f" maxChars: {defaults['output_max_chars']}",
-        f" timeLimitS: {defaults['time_limit']} ",
-    ]
-
-
-def test_the_numbers_are_written_once_in_the_browsers_protocol():
-    protocol = limits.PROTOCOL.read_text()
-    assert len(re.findall(r"\b2000\b", protocol)) == 1 and len(re.findall(r"\b200000\b", protocol)) == 1
+    assert CONTRACT["limits"] == {
+        "maxLines": defaults["output_max_lines"],
+        "maxChars": defaults["output_max_chars"],
+        "timeLimitS": defaults["time_limit"],
+    }
     assert (limits.MAX_LINES, limits.MAX_CHARS, limits.TIME_LIMIT_S) == (2000, 200000, 0)
+
+
+def test_no_script_writes_the_numbers_again():
+    scripts = {path: path.read_text() for path in JS.rglob("*.js")}
+    again = [str(path) for path, text in scripts.items() if re.search(r"(maxLines|maxChars|timeLimitS): \d", text)]
+    assert again == []

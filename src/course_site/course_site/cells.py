@@ -2,7 +2,7 @@
 
 The build writes the cell's whole structure; ``assets/js/cell.js`` only finds
 and enhances it (the class names and attributes both use are in
-``assets/js/dom.json``).  Without JavaScript the cell reads as a highlighted
+``assets/js/contract.json``).  Without JavaScript the cell reads as a highlighted
 code block followed by the output it produced at build time and a ``<noscript>`` note
 that says what a reader can do: the toolbar, whose buttons need JavaScript, stays
 ``hidden`` until the script reveals it, and the note about the download of a first

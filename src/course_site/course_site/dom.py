@@ -1,17 +1,15 @@
 """The class names and data attributes that the browser's scripts rely on.
 
-They are listed once, in ``assets/js/dom.json``: the scripts import that file
-and the build renders its markup with the same names.
+They are listed once, in ``assets/js/contract.json`` (``contract.py``): the scripts read that
+file and the build renders its markup with the same names.
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+from .contract import CONTRACT
 
-NAMES = json.loads((Path(__file__).parent / "assets" / "js" / "dom.json").read_text())
-CELL: dict[str, str] = NAMES["cell"]
-CELL_DATA: dict[str, str] = NAMES["cellData"]
-INPUTS: dict[str, str] = NAMES["inputs"]
-QUIZ: dict[str, str] = NAMES["quiz"]
-QUIZ_DATA: dict[str, str] = NAMES["quizData"]
+CELL: dict[str, str] = CONTRACT["cell"]
+CELL_DATA: dict[str, str] = CONTRACT["cellData"]
+INPUTS: dict[str, str] = CONTRACT["inputs"]
+QUIZ: dict[str, str] = CONTRACT["quiz"]
+QUIZ_DATA: dict[str, str] = CONTRACT["quizData"]

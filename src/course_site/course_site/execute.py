@@ -35,6 +35,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from .contract import BRIDGE, PYTHON_FILES
 from .errors import LessonError
 from .exercises import Exercise
 from .fences import Block, Cell
@@ -45,11 +46,8 @@ PY_ASSETS = Path(__file__).parent / "assets" / "py"  # the Python the browser al
 NODE_DIR = Path(__file__).with_name("node")  # the runner under Node: runner.mjs and its Python half runner.py
 NODE_RUNNER = NODE_DIR / "runner.mjs"
 RUNNER_FILES = {
-    "cell_exec.py": PY_ASSETS / "cell_exec.py",
-    "exercise_check.py": PY_ASSETS / "exercise_check.py",
-    "figure_style.py": PY_ASSETS / "figure_style.py",
-    "stdlib_finder.py": PY_ASSETS / "stdlib_finder.py",
-    "course_build_runner.py": NODE_DIR / "runner.py",
+    **{name: PY_ASSETS / name for name in PYTHON_FILES if name != BRIDGE},  # the worker's, but its bridge
+    "course_build_runner.py": NODE_DIR / "runner.py",  # the bridge's part, under Node
 }
 NODE_MIN_VERSION = 18
 STARTUP_TIMEOUT = 180  # seconds for Pyodide to start under Node on a busy machine (not the author's limit)

@@ -17,7 +17,7 @@ with every answer and explanation, readable without JavaScript;
 ``assets/js/quiz.js`` hides that block until the learner answers, adds the feedback
 as an option is chosen, keeps the answer across reloads and reveals the
 **Try again** button (``hidden`` without JavaScript) that forgets it (the class names
-and attributes both use are in ``assets/js/dom.json``).
+and attributes both use are in ``assets/js/contract.json``).
 """
 
 from __future__ import annotations

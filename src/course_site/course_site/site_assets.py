@@ -33,6 +33,7 @@ from pathlib import Path
 from types import ModuleType
 
 from . import derived_bytecode, pyodide_assets
+from .contract import PYTHON_FILES
 from .markup import Raw, tag
 from .wheel import Wheel, build_wheel
 
@@ -59,8 +60,8 @@ fetches), the sitemap, source maps and the search's other languages (unused: the
 MB = 1e6
 SERVED_GZIPPED = (".js", ".mjs", ".json", ".wasm", ".py")
 """File types that GitHub Pages sends gzipped; zips and wheels go as they are (they barely compress)."""
-WORKER_FILES = ["js/protocol.js", "js/worker/*.js", "py/cell_exec.py", "py/exercise_check.py", "py/stdlib_finder.py"]
-"""The Python worker's own files (in the runner folder) that it fetches as it boots (``worker_bridge.py`` too)."""
+WORKER_FILES = ["js/protocol.js", "js/worker/*.js", *(f"py/{name}" for name in PYTHON_FILES)]
+"""The Python worker's own files (in the runner folder) that it fetches as it boots."""
 log = logging.getLogger("mkdocs.plugins.course")
 
 
@@ -154,7 +155,7 @@ class ShippedPython:
         skipped = {derived_bytecode.OFFICIAL} if self.bytecode else set()
         core = [Path(a.path) for a in self.assets if a.kind == "core" and a.name not in skipped]
         derived = [d.path for d in (self.bytecode.stdlib, self.bytecode.packages) if d] if self.bytecode else []
-        worker = [path for pattern in [*WORKER_FILES, "py/worker_bridge.py"] for path in sorted(ASSETS.glob(pattern))]
+        worker = [path for pattern in WORKER_FILES for path in sorted(ASSETS.glob(pattern))]
         return [*core, *derived, *self.wheel_paths("numpy"), self.wheel.path, *worker]
 
     def wheel_paths(self, package: str, beyond: str | None = None) -> list[Path]:
@@ -297,6 +298,7 @@ def worker_settings(
         else None,
         "service_worker": f"../../{SERVICE_WORKER_NAME}",
         "runner_folder": f"{runner_folder().removeprefix(SITE_FOLDER + '/')}/",
+        "python_files": PYTHON_FILES,  # in the runner folder's py/: the worker writes each into Pyodide
         "matplotlib_font_cache": f"../../{shipped.index_path}{FONT_CACHE}",
         # Names the caches and busts browser caches: changes with Pyodide, the package, the lock and the runner.
         "version": f"{shipped.version}-{shipped.wheel.sha256[:8]}-{lock_hash[:8]}-{_runner_digest()[:8]}",

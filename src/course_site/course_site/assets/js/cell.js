@@ -1,6 +1,6 @@
 /* Course cells: the view of one cell (editor, buttons, status, output).
  *
- * Enhances the cell that the build rendered (cells.py; names in dom.json):
+ * Enhances the cell that the build rendered (cells.py; names in contract.json):
  *   <div class="course-cell" role="region" aria-label="Python cell N" data-code data-setup …>
  *     <div class="course-cell__static">highlighted code</div>
  *     <div class="course-cell__toolbar" hidden> Run, Stop, Reset, Copy, Clear buttons, run count,

@@ -24,7 +24,7 @@
  * Each job's "started" event carries `count`, the run's number since Python
  * started (Jupyter's execution count; a fresh Python counts from 1 again).
  */
-import { DEFAULT_LIMITS, LIVENESS, MessageType } from "./protocol.js";
+import { LIVENESS, MessageType } from "./protocol.js";
 import { pageScheme } from "./scheme.js";
 
 const STOP_GRACE_MS = 2000;
@@ -66,7 +66,7 @@ export class Kernel extends EventTarget {
 
   /** The page's time limit for one run, in seconds (0: none). */
   get timeLimitS() {
-    return Number(this.settings?.time_limit_s) || DEFAULT_LIMITS.timeLimitS;
+    return Number(this.settings?.time_limit_s) || 0;
   }
 
   /**
@@ -249,8 +249,9 @@ export class Kernel extends EventTarget {
     this.worker.postMessage({
       type: MessageType.RUN, id: job.id, code: job.code, setup: job.setup || "", check: job.check ?? null, filename: job.filename,
       inputs: job.inputs?.() ?? "",
-      maxLines: Number(this.settings?.output_max_lines) || DEFAULT_LIMITS.maxLines,
-      maxChars: Number(this.settings?.output_max_chars) || DEFAULT_LIMITS.maxChars,
+      // The site's limits (contract.json's by default), which the worker read from the settings before it was ready.
+      maxLines: Number(this.settings?.output_max_lines),
+      maxChars: Number(this.settings?.output_max_chars),
       scheme: pageScheme(), // the run's figures are drawn in the page's colour scheme
     });
     this.announcePlaces(0);

@@ -34,34 +34,8 @@ export const MessageType = Object.freeze({
   COMPLETIONS: "completions",
 });
 
-/* page -> worker */
-
-/** @typedef {{type: "interrupt-buffer", buffer: SharedArrayBuffer}} InterruptBufferMessage  cross-origin isolated pages: Stop writes SIGINT into it */
-/** @typedef {{type: "run", id: number, code: string, setup: string, check: string|null, filename: string, maxLines: number, maxChars: number, inputs: string}} RunMessage  `check`: an exercise's, run after the code in a fresh namespace; `inputs`: Python lines binding a cell's inputs to their values, run before the setup (inputs.js) */
-/** @typedef {{type: "cancel", id: number}} CancelMessage  drop a run whose packages are still loading */
-/** @typedef {{type: "prefetch", packages: string[]}} PrefetchMessage  a Run queued while Python starts: download its wheels now */
-/** @typedef {{type: "snapshot"}} SnapshotMessage  Python is idle: keep a snapshot for the next visit, unless this one restored one (worker/snapshot.js) */
-
-/** @typedef {{type: "complete", id: number, code: string, setup: string, line: number, column: number}} CompleteMessage  completions at `line` (from 1) and `column` (from 0) of `code`, after `setup`, from Jedi over the page's namespace (complete.js; the worker loads Jedi on the first one) */
-
-/* worker -> page */
-
-/** @typedef {{type: "settings", settings: object, url: string}} SettingsMessage  the settings file (at `url`; its paths are relative to it), read as the worker starts */
-/** @typedef {{type: "progress", phase: "core"|"packages", loaded: number, total: number, id: number|null, packages: string[]}} ProgressMessage  bytes downloaded */
-/** @typedef {{type: "ready", version: string}} ReadyMessage  Python is ready */
-/** @typedef {{type: "init-error", message: string}} InitErrorMessage  Python could not start */
-/** @typedef {{type: "started", id: number}} StartedMessage  packages loaded, Python now executes */
-/** @typedef {{type: "stream", id: number, stream: "stdout"|"stderr", text: string}} StreamMessage  batched chunks */
-/** @typedef {{type: "result"|"error", id: number, text: string}} TextMessage  the last expression's repr, or a traceback */
-/** @typedef {{type: "figure", id: number, png: ArrayBuffer, alt: string}} FigureMessage  `png` is transferred */
-/** @typedef {{type: "capped", id: number, maxLines: number, maxChars: number}} CappedMessage  output limit reached, the rest is dropped */
-/** @typedef {{type: "dropped", id: number, lines: number, chars: number}} DroppedMessage  totals, sent before "done" */
-/** @typedef {{type: "done", id: number, ok: boolean, status: "ok"|"error"|"cancelled", ms: number, totalMs: number, check?: {passed: boolean, message: string}}} DoneMessage  `check`: an exercise's verdict, when its check ran or could not */
-/** @typedef {{type: "fatal", id: number|null, cause: "exit"|"memory"|"crash", exitStatus: number|null, message: string}} FatalMessage  Pyodide is unusable (Python exited, ran out of memory or crashed; `message`: one line); the page replaces the worker */
-/** @typedef {{type: "loaded"}} LoadedMessage  the worker's own script has arrived and runs (worker/main.js, its first line) */
-/** @typedef {{type: "heartbeat"}} HeartbeatMessage  the worker is alive (worker/signals.js) */
-/** @typedef {{label: string, type: string, detail: string, info: string, boost: number}} CompletionOption  `type`: CodeMirror's (its icon); `detail`: the signature; `info`: the docstring's first line; `boost`: 1 for a call's keyword argument (listed first) */
-/** @typedef {{type: "completions", id: number, from: number, options: CompletionOption[], dropped: boolean, error?: string}} CompletionsMessage  the answer to "complete" `id`: `from` is the column where the completed word starts; `dropped` (no options): a run came first, a newer request replaced it, or Jedi could not load (`error`) */
+/* The messages' fields, page -> worker and worker -> page: contract.json ("messages"), the one
+ * place for them; tests/js/contract.test.mjs checks what the scripts send against it. */
 
 /**
  * A worker can die without an error event (the browser ends it to reclaim
@@ -80,12 +54,6 @@ export const LIVENESS = Object.freeze({ heartbeatMs: 1000, idleSilenceMs: 4000, 
  * the page's (page_kernel.js: the editor, the rest of the page, the snapshot request) and the
  * snapshot's (worker/run.js).  A learner who runs again at once does not share the CPU with it. */
 export const QUIET_MS = 1500;
-
-/** Output kept per run (beyond it the rest is dropped), and the time limit (0: none).
- * The build reads these numbers from this line (course_site/limits.py: the plugin's
- * defaults, and the same caps on build-time output); a site's own values come in
- * worker-settings.json.  (Not a JSON module: workers cannot import one everywhere.) */
-export const DEFAULT_LIMITS = Object.freeze({ maxLines: 2000, maxChars: 200000, timeLimitS: 0 });
 
 /* Cache policy.
  *

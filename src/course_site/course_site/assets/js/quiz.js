@@ -1,6 +1,6 @@
 /* Course quizzes: immediate feedback for the plugin's multiple-choice forms.
  *
- * Enhances the form that the build rendered (quiz.py; names in dom.json):
+ * Enhances the form that the build rendered (quiz.py; names in contract.json):
  *   <form class="course-quiz"> <fieldset> radios </fieldset>
  *     <div class="course-quiz__feedback" role="status" aria-live="polite"></div>
  *     <details class="course-quiz__answers"> <ol> <li data-option data-correct>

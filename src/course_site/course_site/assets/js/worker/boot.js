@@ -16,7 +16,6 @@ import { flushStream, host, openRunId, writeStream } from "./output.js";
 
 const HOST_MODULE = "_course_host";
 const PYTHON_DIR = "/home/pyodide/.course";
-const PYTHON_FILES = ["cell_exec.py", "exercise_check.py", "figure_style.py", "stdlib_finder.py", "worker_bridge.py"]; // in ../../py/
 const BYTECODE_PREFIX = "/course-pyc"; // sys.pycache_prefix: compile_bytecode.mjs's PACKAGES_PREFIX
 
 /** The settings file at `url`, as the site wrote it, from `responsePromise` (its fetch). */
@@ -51,7 +50,7 @@ export function workerSettings(file, fileURL) {
     moduleHint: file.module_hint || null,
     fontListURL: file.matplotlib_font_cache ? at(file.matplotlib_font_cache) : null,
     cacheNames: offline ? cacheNames(file.version, file.pyodide_version) : null,
-    pythonFiles: PYTHON_FILES.map((name) => [name, pythonURL(name)]),
+    pythonFiles: (file.python_files || []).map((name) => [name, pythonURL(name)]), // contract.json's, by the build
     preload,
     preloadWheels: file.preload_wheels || {},
     coreBytes: (Number(sizes.core) || 0) + preload.reduce((sum, name) => sum + (Number(sizes[name]) || 0), 0),

@@ -1,6 +1,6 @@
 /* The worker's dispatch and its runs: boots Python as soon as it is loaded,
  * answers the page's messages (../protocol.js), and runs cells one at a time. */
-import { DEFAULT_LIMITS, MessageType, QUIET_MS } from "../protocol.js";
+import { MessageType, QUIET_MS } from "../protocol.js";
 import { describeFatal, keepSnapshot, putOffSnapshot, readSettings, startPython, workerSettings } from "./boot.js";
 import { fontList, prefetchWheels, provideStdlib } from "./network.js";
 import { packageSizes, postProgress, progress } from "./progress.js";
@@ -53,7 +53,7 @@ function failIfMissing(names) {
 
 /** Run one cell (a "run" message): its packages, then its code; ends with "done". */
 async function run(msg) {
-  const c = openRun(msg.id, msg.maxLines || DEFAULT_LIMITS.maxLines, msg.maxChars || DEFAULT_LIMITS.maxChars);
+  const c = openRun(msg.id, msg.maxLines, msg.maxChars);
   let ok = false;
   let status = "error";
   let check; // an exercise's verdict
