@@ -123,6 +123,63 @@ class _Handler(SimpleHTTPRequestHandler):
     def log_message(self, *args: object) -> None:  # keep test output quiet
         pass
 
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        if "/worker-settings.json" in self.path:
+            PYTHON_BOOTS.add()
+
+    def handle_one_request(self) -> None:
+        # A browser that drops a connection (a page closed mid-download) is no error of the test's.
+        try:
+            super().handle_one_request()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+
+class _Counter:
+    """A count that the servers' threads add to."""
+
+    def __init__(self) -> None:
+        self.value = 0
+        self._lock = threading.Lock()
+
+    def add(self) -> None:
+        with self._lock:
+            self.value += 1
+
+
+PYTHON_BOOTS = _Counter()
+"""Python workers started against this process's loopback servers: each one's boot reads
+worker-settings.json, which it always revalidates, so every boot reaches the server once."""
+BOOTS_BY_TEST: dict[str, int] = {}
+
+
+@pytest.fixture(autouse=True)
+def _count_python_boots(request: pytest.FixtureRequest) -> Iterator[None]:
+    """How many Python workers each test started (the fixtures it set up first included)."""
+    before = PYTHON_BOOTS.value
+    yield
+    request.node.user_properties.append(("python_boots", PYTHON_BOOTS.value - before))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    # Reports reach the main process from pytest-xdist's workers with their user properties.
+    if report.when == "teardown":
+        for name, value in report.user_properties:
+            if name == "python_boots":
+                BOOTS_BY_TEST[report.nodeid] = value
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    booting = {test: n for test, n in BOOTS_BY_TEST.items() if n}
+    if not booting:
+        return
+    terminalreporter.section("Python boots per test")
+    terminalreporter.write_line(
+        f"{sum(booting.values())} Python boots in {len(booting)} of {len(BOOTS_BY_TEST)} tests; the most:"
+    )
+    for test, n in sorted(booting.items(), key=lambda item: -item[1])[:15]:
+        terminalreporter.write_line(f"{n:4d}  {test}")
+
 
 @pytest.fixture(scope="session")
 def serve():
