@@ -20,7 +20,7 @@ from runner_fixture import (
 
 pytestmark = pytest.mark.browser
 
-# The versioned files (protocol.js's cache policy): Pyodide's, the site's wheels, the trimmed lock.
+# The versioned files (cache_policy.js): Pyodide's, the site's wheels, the trimmed lock.
 VERSIONED = re.compile(
     r"/pyodide/v[^/]+/|/assets/course/wheels/[0-9a-f]+/|/assets/course/pyodide-lock-[0-9a-f]+\.json$"
 )

@@ -4,7 +4,8 @@
 import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 
-import { MessageType, cacheNames } from "../../src/course_site/course_site/assets/js/protocol.js";
+import { cacheNames } from "../../src/course_site/course_site/assets/js/cache_policy.js";
+import { MessageType } from "../../src/course_site/course_site/assets/js/protocol.js";
 
 const SITE = "https://learn.example.org/course/";
 const INDEX = `${SITE}pyodide/v0.27.7/`;

@@ -216,7 +216,7 @@ test("a page of the deployed build does not reload", () => {
 test("an older build's worker that fails before reading the settings: the page reads them and reloads", async () => {
   const worker = page({ version: "old111" });
   boot();
-  worker.onerror({ message: "Failed to fetch dynamically imported module: …/runner-1/js/worker/run.js" });
+  worker.onerror({ message: "Failed to fetch dynamically imported module: …/runner-1/js/worker/dispatch.js" });
   assert.equal(boot().kernel.state, "failed");
   await new Promise((resolve) => setImmediate(resolve));
   assert.deepEqual(fetched, [["https://learn.example.org/course/assets/course/worker-settings.json", { cache: "no-cache" }]]);

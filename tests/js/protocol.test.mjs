@@ -1,19 +1,18 @@
-// The runner's cache policy and cache names (assets/js/protocol.js): which requests the service
-// worker serves, and where the Python worker keeps its offline copies; run by tests/unit/test_runner_js.py.
+// The cache policy and cache names (assets/js/cache_policy.js): which requests the service worker
+// serves, and where the Python worker keeps its offline copies; and the message types and liveness
+// (assets/js/protocol.js); run by tests/unit/test_runner_js.py.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import {
-  LIVENESS,
-  MessageType,
   OFFICIAL_STDLIB,
-  QUIET_MS,
   cacheNames,
   isStaleCache,
   offlineCacheFor,
   servedByServiceWorker,
-} from "../../src/course_site/course_site/assets/js/protocol.js";
+} from "../../src/course_site/course_site/assets/js/cache_policy.js";
+import { LIVENESS, MessageType, QUIET_MS } from "../../src/course_site/course_site/assets/js/protocol.js";
 
 const ORIGIN = "https://learn.example.org";
 const SITE = `${ORIGIN}/course/`; // a site deployed under a path

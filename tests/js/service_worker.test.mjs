@@ -67,10 +67,10 @@ globalThis.self = {
   addEventListener: (type, listener) => (listeners[type] = listener),
 };
 
-// The worker imports protocol.js from where the build publishes it: here, from the source.
+// The worker imports cache_policy.js from where the build publishes it: here, from the source.
 const folder = mkdtempSync(join(tmpdir(), "course-sw-"));
-const protocol = pathToFileURL(new URL("assets/js/protocol.js", SOURCE).pathname).href;
-const text = readFileSync(new URL("service_worker.js", SOURCE), "utf8").replace("./assets/course/js/protocol.js", protocol);
+const policy = pathToFileURL(new URL("assets/js/cache_policy.js", SOURCE).pathname).href;
+const text = readFileSync(new URL("service_worker.js", SOURCE), "utf8").replace("./assets/course/js/cache_policy.js", policy);
 writeFileSync(join(folder, "course-sw.mjs"), text);
 await import(pathToFileURL(join(folder, "course-sw.mjs")).href);
 const SITE_CACHE = "course-site-3f2a9c";
@@ -116,7 +116,7 @@ test("an unasked 304 with no kept copy, or for a file not named by its content, 
   assert.equal(page.headers.get("Cross-Origin-Opener-Policy"), "same-origin");
   assert.deepEqual(fetched.map((req) => req.cache), ["no-cache", "reload"]);
   fetched = [];
-  const script = await served(request(`${RUNNER}js/worker/run.js`, { destination: "script" }));
+  const script = await served(request(`${RUNNER}js/worker/dispatch.js`, { destination: "script" }));
   assert.equal(await script.text(), "the whole page");
   assert.deepEqual(fetched.map((req) => req.cache), ["default", "reload"]);
   assert.equal(await (await (await caches.open(SITE_CACHE)).match(`${SITE}lessons/32/`)).text(), "the whole page");

@@ -199,10 +199,8 @@ def test_the_download_note_counts_what_a_first_visit_fetches_as_served(good_proj
     files = [index / name for name in ("pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm")]
     files += [index / lock["packages"]["numpy"]["file_name"], *(course / "wheels").rglob("*.whl")]
     files += [(course / settings[key]["url"]).resolve() for key in ("stdlib", "package_bytecode")]
-    files += [runner / "js/protocol.js", *sorted((runner / "js/worker").glob("*.js"))]
-    files += [
-        runner / "py" / name for name in ("cell_exec.py", "exercise_check.py", "stdlib_finder.py", "worker_bridge.py")
-    ]
+    files += [runner / "js/protocol.js", runner / "js/cache_policy.js", *sorted((runner / "js/worker").glob("*.js"))]
+    files += [runner / "py" / name for name in settings["python_files"]]  # every one the worker fetches
     served = sum(
         len(gzip.compress(path.read_bytes(), compresslevel=6))
         if path.suffix in (".js", ".py", ".wasm")

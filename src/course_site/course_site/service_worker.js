@@ -1,7 +1,7 @@
 // Offline support for the course, a module service worker: the site's pages,
 // scripts and styles network-first with a cached fallback.  What it serves,
 // what it revalidates and what it leaves to the HTTP cache and to the Python
-// worker's offline copies: the cache policy in assets/course/js/protocol.js.
+// worker's offline copies: the cache policy in assets/course/js/cache_policy.js.
 //
 // Install keeps what offline use needs (the build's list, offline-<version>.json)
 // in this version's site cache before it takes over, so the site works offline
@@ -16,10 +16,10 @@
 //
 // Registered by page_kernel.js, once Python is ready, as
 // `course-sw.js?v=<site version>&pyodide=<pyodide version>&isolate=1`, {type: "module"}.
-// The build publishes it with protocol.js's path in its own runner folder.
+// The build publishes it with cache_policy.js's path in its own runner folder.
 import {
   cacheNames, ISOLATION_HEADERS, isImmutable, isSiteCache, isStaleCache, offlineListURL, servedByServiceWorker,
-} from "./assets/course/js/protocol.js";
+} from "./assets/course/js/cache_policy.js";
 
 const params = new URL(self.location.href).searchParams;
 const VERSION = params.get("v") || "dev";

@@ -48,8 +48,8 @@ FONT_CACHE = "matplotlib-fontlist.json"
 """matplotlib's font list, prebuilt in Pyodide by scripts/matplotlib_font_cache.mjs."""
 SERVICE_WORKER = Path(__file__).with_name("service_worker.js")
 SERVICE_WORKER_NAME = "course-sw.js"  # at the site root, so that its scope covers every page
-SERVICE_WORKER_PROTOCOL = "./assets/course/js/protocol.js"
-"""The service worker's import of protocol.js, as written in service_worker.js; published from the runner folder."""
+SERVICE_WORKER_POLICY = "./assets/course/js/cache_policy.js"
+"""The service worker's import of cache_policy.js, as written in service_worker.js; published from the runner folder."""
 WORKER_SETTINGS = "worker-settings.json"
 NOT_KEPT_OFFLINE = re.compile(
     r"^(pyodide/|sitemap\.xml|course-sw\.js$|assets/course/offline-|assets/javascripts/lunr/)|\.map$"
@@ -60,7 +60,7 @@ fetches), the sitemap, source maps and the search's other languages (unused: the
 MB = 1e6
 SERVED_GZIPPED = (".js", ".mjs", ".json", ".wasm", ".py")
 """File types that GitHub Pages sends gzipped; zips and wheels go as they are (they barely compress)."""
-WORKER_FILES = ["js/protocol.js", "js/worker/*.js", *(f"py/{name}" for name in PYTHON_FILES)]
+WORKER_FILES = ["js/protocol.js", "js/cache_policy.js", "js/worker/*.js", *(f"py/{name}" for name in PYTHON_FILES)]
 """The Python worker's own files (in the runner folder) that it fetches as it boots."""
 log = logging.getLogger("mkdocs.plugins.course")
 
@@ -398,11 +398,11 @@ def publish(shipped: ShippedPython, settings: WorkerSettings, site_dir: Path) ->
 
 
 def service_worker_code(runner: str) -> str:
-    """service_worker.js as published at the site's root: it imports protocol.js from the ``runner`` folder."""
+    """service_worker.js as published at the site's root: it imports cache_policy.js from the ``runner`` folder."""
     code = SERVICE_WORKER.read_text()
-    if SERVICE_WORKER_PROTOCOL not in code:
-        raise SettingsError(f"course: {SERVICE_WORKER.name} no longer imports {SERVICE_WORKER_PROTOCOL}")
-    return code.replace(SERVICE_WORKER_PROTOCOL, f"./{runner}/js/protocol.js")
+    if SERVICE_WORKER_POLICY not in code:
+        raise SettingsError(f"course: {SERVICE_WORKER.name} no longer imports {SERVICE_WORKER_POLICY}")
+    return code.replace(SERVICE_WORKER_POLICY, f"./{runner}/js/cache_policy.js")
 
 
 def offline_list_path(version: str) -> str:

@@ -8,6 +8,7 @@ export const MODULES = {
   output: { file: "worker/output.js", tests: ["output"] },
   page_kernel: { file: "page_kernel.js", tests: ["page_kernel", "page_kernel_boot"] },
   protocol: { file: "protocol.js", tests: ["protocol"] },
+  cache_policy: { file: "cache_policy.js", tests: ["protocol", "service_worker"] },
   quiz: { file: "quiz.js", tests: ["quiz"] },
   signals: { file: "worker/signals.js", tests: ["signals"] },
   snapshot: { file: "worker/snapshot.js", tests: ["snapshot"] },

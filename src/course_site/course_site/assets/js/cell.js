@@ -28,7 +28,7 @@ import { completion } from "./complete.js";
 import { loadCodeMirror, makeEditor } from "./cell_editor.js";
 import { EditStore } from "./edits.js";
 import { CellInputs } from "./inputs.js";
-import { undefinedName } from "./notebook.js";
+import { undefinedName } from "./page_cells.js";
 import { MessageType } from "./protocol.js";
 import { CellOutput } from "./cell_output.js";
 import { CellStatus, FRESH_PYTHON, crashText, formatDuration, formatMB, loadingText, progressText } from "./cell_status.js";
@@ -63,7 +63,7 @@ export class Cell {
     this.setup = root.getAttribute(DATA.setup) || "";
     this.defines = new Set((root.getAttribute(DATA.defines) || "").split(" ").filter(Boolean)); // by the build (names.py)
     this.isExercise = root.hasAttribute(DATA.check);
-    this.notebook = null; // the page's cells (notebook.js), set by enhance.js
+    this.pageCells = null; // the page's cells (page_cells.js), set by enhance.js
     this.filename = `<cell ${this.index}>`;
     this.job = null;
     this.hasOwnStatus = false;
@@ -466,7 +466,7 @@ export class Cell {
   /* A NameError for a name that an earlier cell defines: say which, and offer to run the cells above, then this one. */
   explainNameError(traceback) {
     const name = undefinedName(traceback);
-    const definer = name && !this.isExercise ? this.notebook?.definer(this, name) : null;
+    const definer = name && !this.isExercise ? this.pageCells?.definer(this, name) : null;
     if (!definer) return;
     this.out.notice(
       [el("code", { text: name }), ` is defined in cell ${definer.index} above: run it first.`],
@@ -477,9 +477,9 @@ export class Cell {
 
   /* "Run the cells above": the page's earlier cells in order (then this one, `andThis`); none above: null. */
   runAboveButton({ andThis = false } = {}) {
-    if (this.isExercise || !this.notebook?.above(this).length) return null;
+    if (this.isExercise || !this.pageCells?.above(this).length) return null;
     const button = el("button", { type: "button", class: `${CELL.button} ${CELL.above}`, text: "Run the cells above" });
-    button.addEventListener("click", () => this.notebook.runAbove(this, { andThis }));
+    button.addEventListener("click", () => this.pageCells.runAbove(this, { andThis }));
     return button;
   }
 

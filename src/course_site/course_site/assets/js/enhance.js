@@ -12,7 +12,7 @@
  */
 
 import names from "./dom_names.js";
-import { Notebook } from "./notebook.js";
+import { PageCells } from "./page_cells.js";
 import { watchScrollBoxes } from "./scroll_regions.js";
 
 const CELL = names.cell;
@@ -51,8 +51,8 @@ async function enhanceCells(roots) {
       console.error("course: could not enhance", root, err); // the static block stays
     }
   }
-  const notebook = new Notebook(cells);
-  for (const cell of cells) cell.notebook = notebook;
+  const pageCells = new PageCells(cells);
+  for (const cell of cells) cell.pageCells = pageCells;
   const exercises = cells.filter((cell) => cell.isExercise);
   if (exercises.length) {
     const { enhanceExercise } = await import("./exercise.js");

@@ -7,7 +7,8 @@
  * or a first Run for the CPU.
  */
 import { Kernel } from "./kernel.js";
-import { QUIET_MS, cacheNames } from "./protocol.js";
+import { cacheNames } from "./cache_policy.js";
+import { QUIET_MS } from "./protocol.js";
 
 let booting = null;
 

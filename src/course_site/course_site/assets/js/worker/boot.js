@@ -4,7 +4,8 @@
  * package_files.js), and import the Python side
  * (../../py/worker_bridge.py, cell_exec.py and exercise_check.py, written into Pyodide's file system),
  * with the preloaded packages' bytecode that the build compiled (derived_bytecode.py) in place. */
-import { cacheNames, MessageType, OFFICIAL_STDLIB } from "../protocol.js";
+import { cacheNames, OFFICIAL_STDLIB } from "../cache_policy.js";
+import { MessageType } from "../protocol.js";
 import {
   configure, countBody, downloadError, fetchDirect, fetchOrKept, fetchPackageBytecode, importScript, keepScriptsInCache,
   officialStdlibSync, prefetch, prefetchPreloaded, prefetchStdlib, provide, useLock,

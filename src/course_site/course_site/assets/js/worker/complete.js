@@ -4,7 +4,7 @@
  * the jedi and parso wheels (kept for offline use like every wheel: network.js), then,
  * one step at a time, installs them, imports parso and imports ../../py/completion.py
  * (which imports Jedi).  Each step, and each answer, is a task on the worker's queue
- * (run.js) that yields to runs: a task that finds a run waiting is put back behind it
+ * (dispatch.js) that yields to runs: a task that finds a run waiting is put back behind it
  * (a loading step) or dropped (an answer: the page asks again as the learner types on).
  * A run sent while a step is under way waits for that one step only.  Only the newest
  * request is answered; older ones are dropped.
@@ -22,7 +22,7 @@ let loading = null; // the promise of it
 let newest = 0; // the id of the newest request
 
 /**
- * Answer the "complete" message `msg`. `python` is run.js's booted Python (or null), `later(task)`
+ * Answer the "complete" message `msg`. `python` is dispatch.js's booted Python (or null), `later(task)`
  * queues a task behind the runs, `runWaiting()` is true while a run waits to be run.
  */
 export function requestCompletion(msg, { python, later, runWaiting }) {

@@ -1,6 +1,6 @@
 /* Course cells: the Python side, in a Web Worker (one per page).
  *
- * A classic worker whose modules (run.js and what it imports) come in with
+ * A classic worker whose modules (dispatch.js and what it imports) come in with
  * import(): pyodide.js and pyodide.asm.js are then loaded with importScripts,
  * from any index URL (self-hosted or a CDN).  V8 keeps no code cache for them
  * here (pyodide.asm.js compiles in ~0.15 s on every visit), but loading them
@@ -32,7 +32,7 @@ const keptSnapshot = import("./snapshot.js").then(
     const missing = await missingSnapshotFile();
     return missing ? { reason: missing } : readKeptSnapshot();
   },
-  () => ({ reason: "snapshot.js could not be loaded" }), // run.js's import fails too, and says why
+  () => ({ reason: "snapshot.js could not be loaded" }), // dispatch.js's import fails too, and says why
 );
 
 /* A promise of snapshot.js's readKeptFile() answer, from snapshot_reader.js, with `libraries`: a
@@ -60,6 +60,6 @@ function readKeptSnapshot() {
   });
 }
 
-import("./run.js").then(({ start }) => start(SETTINGS_URL, settings, early, keptSnapshot), (err) => {
+import("./dispatch.js").then(({ start }) => start(SETTINGS_URL, settings, early, keptSnapshot), (err) => {
   setTimeout(() => { throw err; }); // the page's Worker gets an "error" event and says why
 });

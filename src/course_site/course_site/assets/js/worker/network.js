@@ -2,11 +2,11 @@
  *
  * fetch is replaced so that the big files start at once (prefetch) and are
  * fetched once, their bytes are counted for the progress bar, and versioned
- * files get an offline copy (the cache policy is in ../protocol.js).  The real
+ * files get an offline copy (the cache policy is in ../cache_policy.js).  The real
  * Response is handed on, so that WebAssembly.instantiateStreaming gets its URL
  * and cache entry and V8 can reuse compiled code on the next visit.
  */
-import { OFFICIAL_STDLIB, offlineCacheFor } from "../protocol.js";
+import { OFFICIAL_STDLIB, offlineCacheFor } from "../cache_policy.js";
 import { packageSizes, postProgress, progress } from "./progress.js";
 
 /** The browser's fetch, for what is neither counted nor kept (the Python files). */

@@ -1,4 +1,4 @@
-/* The page's cells as one notebook: they share one Python namespace, in page order.
+/* The page's cells, which share one Python namespace in page order (not the .ipynb export: notebook.py).
  *
  * A cell that needs an earlier one says so: after a NameError for a name that an
  * earlier cell defines (the build lists each cell's names in data-defines), and when
@@ -12,7 +12,7 @@ export function undefinedName(traceback) {
   return found.length ? found[found.length - 1][1] : null;
 }
 
-export class Notebook {
+export class PageCells {
   /** @param {Array<{defines: Set<string>, isExercise: boolean, run(): void}>} cells in page order */
   constructor(cells) {
     this.cells = cells;
