@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from course_site import execute, site_assets
-from course_site.execute import PageRunner, RunSettings
+from course_site.execute import PageExecutor, RunSettings
 from course_site.lesson_page import runs_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,16 +45,16 @@ def staged_python(folder: Path) -> site_assets.LocalPython:
 def light_only_runner(folder: Path) -> dict[str, Path]:
     """The build's runner files, with a runner that saves each figure in the light scheme only."""
     runner = folder / "runner_light_only.py"
-    source = execute.RUNNER_FILES["course_build_runner.py"].read_text()
+    source = execute.BUILD_PYTHON_FILES["course_build_python.py"].read_text()
     runner.write_text(source.replace("set_figure_schemes(SCHEMES)", 'set_figure_schemes(["default"])'))
-    return {**execute.RUNNER_FILES, "course_build_runner.py": runner}
+    return {**execute.BUILD_PYTHON_FILES, "course_build_python.py": runner}
 
 
 def run_cold(python: site_assets.LocalPython, files: dict[str, Path]) -> float:
     """Seconds to run every lesson's cells and exercises with an empty cache."""
-    execute.RUNNER_FILES.clear()
-    execute.RUNNER_FILES.update(files)
-    runner = PageRunner(Path(tempfile.mkdtemp()), python, SETTINGS, 600)
+    execute.BUILD_PYTHON_FILES.clear()
+    execute.BUILD_PYTHON_FILES.update(files)
+    runner = PageExecutor(Path(tempfile.mkdtemp()), python, SETTINGS, 600)
     pages = [runs_of(path.read_text(), path.relative_to(ROOT).as_posix(), 1) for path in LESSONS]
     start = time.perf_counter()
     for page in pages:
@@ -68,7 +68,7 @@ def main() -> None:
     rounds = parser.parse_args().rounds
     folder = Path(tempfile.mkdtemp())
     python = staged_python(folder)
-    variants = {"both schemes": dict(execute.RUNNER_FILES), "light only": light_only_runner(folder)}
+    variants = {"both schemes": dict(execute.BUILD_PYTHON_FILES), "light only": light_only_runner(folder)}
     seconds: dict[str, list[float]] = {name: [] for name in variants}
     for k in range(rounds):
         order = list(variants) if k % 2 == 0 else list(reversed(variants))

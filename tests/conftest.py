@@ -26,7 +26,7 @@ from urllib.parse import urlparse
 import pytest
 
 from course_site import site_assets
-from course_site.execute import PageRunner, RunSettings
+from course_site.execute import PageExecutor, RunSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_RECORD = ROOT / ".cache" / "chromium-path"
@@ -328,14 +328,14 @@ def local_python(build_cache: Path) -> site_assets.LocalPython:
 
 
 @pytest.fixture
-def make_runner(local_python: site_assets.LocalPython, tmp_path: Path):
-    """A `PageRunner` with its own cache (``tmp_path``): ``make_runner(timeout=..., limits=..., python=...)``."""
+def make_executor(local_python: site_assets.LocalPython, tmp_path: Path):
+    """A `PageExecutor` with its own cache (``tmp_path``): ``make_executor(timeout=..., limits=..., python=...)``."""
 
     def make(
         timeout: int = 120, limits: site_assets.OutputLimits = LIMITS, python: site_assets.LocalPython = local_python
-    ) -> PageRunner:
+    ) -> PageExecutor:
         settings = RunSettings([], {"posenc.plot": ["matplotlib"]}, HINT, limits)
-        return PageRunner(tmp_path, python, settings, timeout)
+        return PageExecutor(tmp_path, python, settings, timeout)
 
     return make
 

@@ -17,8 +17,8 @@ import re
 
 import pytest
 from axe_fixture import audit, axe_source, pages_with_cells, report
+from page_fixture import FINAL_STATE, LESSONS, LOAD_TIMEOUT_MS, guarded_page, run, wait_for_editor
 from playwright.sync_api import expect
-from runner_fixture import FINAL_STATE, LESSONS, LOAD_TIMEOUT_MS, guarded_page, run, wait_for_editor
 
 pytestmark = pytest.mark.browser
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from page_fixture import LESSON, LOAD_TIMEOUT_MS, expect_status_shown, guarded_page, run
 from playwright.sync_api import expect
-from runner_fixture import LESSON, LOAD_TIMEOUT_MS, expect_status_shown, guarded_page, run
 
 pytestmark = pytest.mark.browser
 

@@ -13,8 +13,7 @@ import json
 import re
 
 import pytest
-from playwright.sync_api import expect
-from runner_fixture import (
+from page_fixture import (
     LESSON,
     LOAD_TIMEOUT_MS,
     Gate,
@@ -24,6 +23,7 @@ from runner_fixture import (
     make_fixture_site,
     set_code,
 )
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 

@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 from caches import wait_until_cached
-from playwright.sync_api import expect
-from runner_fixture import (
+from page_fixture import (
     LESSON,
     LOAD_TIMEOUT_MS,
     PYODIDE_VERSION,
@@ -27,6 +26,7 @@ from runner_fixture import (
     set_code,
     wait_ready,
 )
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 

@@ -23,9 +23,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
-from playwright.sync_api import expect
-from runner_fixture import (
+from page_fixture import (
     LOAD_TIMEOUT_MS,
     REGISTRATION,
     SETTINGS_FILE,
@@ -36,6 +34,8 @@ from runner_fixture import (
     set_code,
     wait_ready,
 )
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 

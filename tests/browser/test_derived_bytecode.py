@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 
 import pytest
+from page_fixture import SETTINGS_FILE, guarded_page, make_fixture_site, run
 from playwright.sync_api import expect
-from runner_fixture import SETTINGS_FILE, guarded_page, make_fixture_site, run
 
 pytestmark = pytest.mark.browser
 

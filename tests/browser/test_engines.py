@@ -17,7 +17,7 @@ import engines
 import pytest
 import steps
 from course_py import exercise_check
-from runner_fixture import LESSON, LESSONS
+from page_fixture import LESSON, LESSONS
 
 pytestmark = pytest.mark.browser
 

@@ -8,9 +8,9 @@ workers') once; later requests reach the server (for the failed boot, six routes
 and Pyodide's own request for it both ask).
 
 Where the runner's other tests cover a path, they are named here rather than repeated:
-Stop by restarting Python without isolation (test_runner_cells.py
+Stop by restarting Python without isolation (test_cells_in_the_page.py
 test_stop_restarts_python_and_keeps_the_edited_code), a Python that cannot start at all
-(test_runner_startup.py), the output caps (test_runner_cells.py test_output_flood_is_capped).
+(test_page_startup.py), the output caps (test_cells_in_the_page.py test_output_flood_is_capped).
 """
 
 from __future__ import annotations
@@ -19,8 +19,7 @@ import json
 import re
 
 import pytest
-from playwright.sync_api import expect
-from runner_fixture import (
+from page_fixture import (
     ISOLATION_HEADERS,
     LESSON,
     LOAD_TIMEOUT_MS,
@@ -32,6 +31,7 @@ from runner_fixture import (
     make_fixture_site,
     run,
 )
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 

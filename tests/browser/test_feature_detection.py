@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from page_fixture import LESSON, LOAD_TIMEOUT_MS, guarded_page, run, wait_ready
 from playwright.sync_api import expect
-from runner_fixture import LESSON, LOAD_TIMEOUT_MS, guarded_page, run, wait_ready
 
 pytestmark = pytest.mark.browser
 

@@ -6,8 +6,8 @@ The machine is shared, so the checks are about what happens, not how fast.
 from __future__ import annotations
 
 import pytest
+from page_fixture import LOAD_TIMEOUT_MS, Gate, get_code, guarded_page, make_fixture_site, run
 from playwright.sync_api import expect
-from runner_fixture import LOAD_TIMEOUT_MS, Gate, get_code, guarded_page, make_fixture_site, run
 
 pytestmark = pytest.mark.browser
 

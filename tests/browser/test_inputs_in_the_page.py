@@ -11,8 +11,8 @@ import re
 
 import pytest
 from axe_fixture import audit, report
+from page_fixture import FINAL_STATE, LESSON, LOAD_TIMEOUT_MS, Gate, guarded_page, set_code, wait_ready
 from playwright.sync_api import expect
-from runner_fixture import FINAL_STATE, LESSON, LOAD_TIMEOUT_MS, Gate, guarded_page, set_code, wait_ready
 
 pytestmark = pytest.mark.browser
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from page_fixture import LESSON, LESSONS, LOAD_TIMEOUT_MS, expect_service_worker, guarded_page, run, wait_ready
 from playwright.sync_api import expect
-from runner_fixture import LESSON, LESSONS, LOAD_TIMEOUT_MS, expect_service_worker, guarded_page, run, wait_ready
 from steps import STOPPABLE
 
 pytestmark = pytest.mark.browser

@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 
 import pytest
+from page_fixture import LESSON, LOAD_TIMEOUT_MS, get_code, guarded_page
 from playwright.sync_api import expect
-from runner_fixture import LESSON, LOAD_TIMEOUT_MS, get_code, guarded_page
 
 pytestmark = pytest.mark.browser
 

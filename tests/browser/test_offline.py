@@ -8,8 +8,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from caches import CACHED, wait_until_cached
-from playwright.sync_api import expect
-from runner_fixture import (
+from page_fixture import (
     LESSON,
     PYODIDE_VERSION,
     expect_service_worker,
@@ -17,6 +16,7 @@ from runner_fixture import (
     run,
     wait_ready,
 )
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 

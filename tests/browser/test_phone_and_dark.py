@@ -18,10 +18,10 @@ from io import BytesIO
 
 import pytest
 from axe_fixture import audit, report
+from page_fixture import LESSONS, LOAD_TIMEOUT_MS, guarded_page, run, set_code, wait_for_editor
 from PIL import Image, ImageStat
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
-from runner_fixture import LESSONS, LOAD_TIMEOUT_MS, guarded_page, run, set_code, wait_for_editor
 
 pytestmark = pytest.mark.browser
 

@@ -12,8 +12,8 @@ import re
 
 import pytest
 from axe_fixture import audit, report
+from page_fixture import LESSON, LESSONS, LOAD_TIMEOUT_MS, guarded_page, run, wait_for_editor
 from playwright.sync_api import expect
-from runner_fixture import LESSON, LESSONS, LOAD_TIMEOUT_MS, guarded_page, run, wait_for_editor
 
 pytestmark = pytest.mark.browser
 

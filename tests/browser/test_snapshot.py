@@ -35,8 +35,8 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from page_fixture import LESSON, LOAD_TIMEOUT_MS, check_cells_run_like_at_build_time, run
 from playwright.sync_api import expect
-from runner_fixture import LESSON, LOAD_TIMEOUT_MS, check_cells_run_like_at_build_time, run
 
 pytestmark = pytest.mark.browser
 

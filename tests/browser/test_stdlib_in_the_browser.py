@@ -9,8 +9,8 @@ import re
 
 import pytest
 from caches import wait_until_cached
+from page_fixture import LESSON, PYODIDE_VERSION, guarded_page, run, wait_ready
 from playwright.sync_api import expect
-from runner_fixture import LESSON, PYODIDE_VERSION, guarded_page, run, wait_ready
 from steps import controlled_by_the_service_worker
 
 pytestmark = pytest.mark.browser

@@ -1,5 +1,5 @@
 // An exercise's verdict after each run, its solved state, hints and solution (assets/js/exercise.js),
-// on a stand-in document; run by tests/unit/test_runner_js.py.
+// on a stand-in document; run by tests/unit/test_node_tests.py.
 import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 

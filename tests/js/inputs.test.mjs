@@ -1,6 +1,6 @@
 // A cell's inputs (assets/js/inputs.js): the Python lines that bind their values, as the build writes
 // them (inputs.py), the values kept and restored, Reset; on stand-in controls. Run by
-// tests/unit/test_runner_js.py.
+// tests/unit/test_node_tests.py.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 

@@ -1,6 +1,6 @@
 // The page's side of the Python worker (assets/js/kernel.js): runs queued in click order and sent
 // one at a time, Stop, and the liveness watchdog (protocol.js LIVENESS) on a fake clock;
-// run by tests/unit/test_runner_js.py.
+// run by tests/unit/test_node_tests.py.
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, mock, test } from "node:test";
 

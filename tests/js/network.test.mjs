@@ -1,6 +1,6 @@
 // The Python worker's downloads (assets/js/worker/network.js): which files get an offline copy and in
 // which cache, each copy kept once, the kept copy used when the network fails, prefetched responses
-// handed on once, the derived files checked by their sha256; run by tests/unit/test_runner_js.py.
+// handed on once, the derived files checked by their sha256; run by tests/unit/test_node_tests.py.
 import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 

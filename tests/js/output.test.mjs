@@ -1,6 +1,6 @@
 // A run's output on its way to the page (assets/js/worker/output.js): the caps on lines and
 // characters, exact at the limit for single- and many-line writes, and the totals of what was
-// dropped; run by tests/unit/test_runner_js.py.
+// dropped; run by tests/unit/test_node_tests.py.
 import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 

@@ -1,7 +1,7 @@
 // The page's kernel as enhance.js boots it (assets/js/page_kernel.js: boot): it adopts the worker that
 // worker_prestart.js started, renders the rest of the page and registers the service worker once
 // Python is quiet, and asks for a snapshot then; a page of another build than the deployed one reloads
-// into it once; run by tests/unit/test_runner_js.py.
+// into it once; run by tests/unit/test_node_tests.py.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, mock, test } from "node:test";

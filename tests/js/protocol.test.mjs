@@ -1,6 +1,6 @@
 // The cache policy and cache names (assets/js/cache_policy.js): which requests the service worker
 // serves, and where the Python worker keeps its offline copies; and the message types and liveness
-// (assets/js/protocol.js); run by tests/unit/test_runner_js.py.
+// (assets/js/protocol.js); run by tests/unit/test_node_tests.py.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";

@@ -1,5 +1,5 @@
 // How a quiz marks the option chosen (assets/js/quiz.js), on a stand-in document built from the
-// names the build uses (contract.json); run by tests/unit/test_runner_js.py.
+// names the build uses (contract.json); run by tests/unit/test_node_tests.py.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 

@@ -1,7 +1,7 @@
 // The kept memory snapshot (assets/js/worker/snapshot.js): the file written and read back in a
 // stand-in origin private file system, and what refuses it: another Pyodide build (even when the
 // snapshot's header and its record agree), version, stdlib or format, a corrupt file, package
-// files that are not what the record says; run by tests/unit/test_runner_js.py.
+// files that are not what the record says; run by tests/unit/test_node_tests.py.
 import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 

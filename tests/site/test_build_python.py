@@ -15,7 +15,7 @@ import pytest
 from course_site import site_assets
 from course_site.cells import _outputs as render_outputs
 from course_site.errors import LessonError
-from course_site.execute import PageRunner
+from course_site.execute import PageExecutor
 from course_site.fences import CELL, scan, to_cell
 
 PATH = "lessons/lesson.md"
@@ -28,7 +28,7 @@ def cells_of(markdown: str) -> list:
     return [to_cell(block) for block in scan(markdown, PATH) if block.lang == CELL]
 
 
-def run_page(runner: PageRunner, markdown: str) -> list:
+def run_page(runner: PageExecutor, markdown: str) -> list:
     return runner.run(cells_of(markdown))
 
 
@@ -61,10 +61,10 @@ for i in range(100_000):
 
 
 def test_cells_run_in_the_sites_pyodide_as_a_notebook_with_the_browsers_output_limit(
-    make_runner, local_python, tmp_path: Path
+    make_executor, local_python, tmp_path: Path
 ):
     limits = site_assets.OutputLimits(lines=50, chars=200_000)
-    outputs = run_page(make_runner(limits=limits), NOTEBOOK_HABITS)
+    outputs = run_page(make_executor(limits=limits), NOTEBOOK_HABITS)
     first, awaited, figure, flood = outputs
     assert first == []
     assert [(o.kind, o.text) for o in awaited] == [("result", "'from cell 1'")]  # one event loop per page
@@ -84,29 +84,29 @@ def test_cells_run_in_the_sites_pyodide_as_a_notebook_with_the_browsers_output_l
     # The cache key does not depend on where the files are: the same Python, said to be where
     # nothing is, finds these outputs in the cache.
     moved = dataclasses.replace(local_python, index=tmp_path / "elsewhere", lock=tmp_path / "elsewhere/lock.json")
-    assert run_page(make_runner(limits=limits, python=moved), NOTEBOOK_HABITS) == outputs
+    assert run_page(make_executor(limits=limits, python=moved), NOTEBOOK_HABITS) == outputs
 
 
-def test_an_api_newer_than_the_shipped_numpy_fails_at_its_line(make_runner):
+def test_an_api_newer_than_the_shipped_numpy_fails_at_its_line(make_executor):
     page = "# L\n\n```pyodide\nimport numpy as np\nparts = np.unstack(np.eye(2))\n```\n"
     with pytest.raises(LessonError) as caught:
-        run_page(make_runner(), page)
+        run_page(make_executor(), page)
     assert str(caught.value).startswith(f"{PATH}:5: cell 1 of the page raised\n")
     assert "AttributeError: module 'numpy' has no attribute 'unstack'" in caught.value.detail
     assert f"Pyodide {PYODIDE_VERSION} (Python 3.12.7) with numpy 2.0.2, matplotlib 3.8.4" in caught.value.detail
 
 
-def test_a_module_the_site_does_not_ship_fails_at_its_import(make_runner):
+def test_a_module_the_site_does_not_ship_fails_at_its_import(make_executor):
     page = "# L\n\n```pyodide\nimport numpy\nimport scipy.special\n```\n"
     with pytest.raises(LessonError) as caught:
-        run_page(make_runner(), page)
+        run_page(make_executor(), page)
     assert str(caught.value).startswith(f"{PATH}:5: cell 1 of the page raised\n")
     assert "ModuleNotFoundError: No module named 'scipy'\nmodule 'scipy' is not available" in caught.value.detail
 
 
-def test_an_error_in_an_awaiting_cell_points_at_its_line(make_runner):
+def test_an_error_in_an_awaiting_cell_points_at_its_line(make_executor):
     page = "# L\n\n```pyodide\nimport asyncio\nawait asyncio.sleep(0)\nraise ValueError('late')\n```\n"
     with pytest.raises(LessonError) as caught:
-        run_page(make_runner(), page)
+        run_page(make_executor(), page)
     assert str(caught.value).startswith(f"{PATH}:6: cell 1 of the page raised\n")
     assert f'File "{PATH}", line 6' in caught.value.detail and "ValueError: late" in caught.value.detail

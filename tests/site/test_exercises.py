@@ -11,7 +11,7 @@ from site_project import EXERCISE_PAGE, build, make_project
 
 from course_site.cells import highlight_python, render_cell
 from course_site.errors import LessonError
-from course_site.execute import PageRunner
+from course_site.execute import PageExecutor
 from course_site.exercises import Exercise, parse_exercises
 from course_site.exercises_html import course_exercise_ids, insert_progress, render_exercise
 from course_site.fences import CellOptions, scan, to_cell
@@ -110,11 +110,11 @@ def test_exercise_section_outside_an_exercise(section):
 
 
 @pytest.fixture
-def runner(make_runner) -> PageRunner:
-    return make_runner()
+def runner(make_executor) -> PageExecutor:
+    return make_executor()
 
 
-def prove(runner: PageRunner, page: str) -> None:
+def prove(runner: PageExecutor, page: str) -> None:
     runner.prove(exercises_of(page))
 
 
@@ -127,7 +127,7 @@ def guide_example() -> Exercise:
     return exercise
 
 
-def test_sound_exercises_are_proved_in_one_run_then_cached(runner, make_runner, tmp_path):
+def test_sound_exercises_are_proved_in_one_run_then_cached(runner, make_executor, tmp_path):
     sound = [
         *exercises_of(PAGE),
         # A starter that raises fails the check, as it should.
@@ -139,7 +139,7 @@ def test_sound_exercises_are_proved_in_one_run_then_cached(runner, make_runner, 
     runner.prove(sound)
     assert len(list((tmp_path / "outputs").glob("*.json"))) == 1
     # Proved before: nothing runs again (Python could not even start within no time at all).
-    make_runner(timeout=0).prove(sound)
+    make_executor(timeout=0).prove(sound)
 
 
 def test_unsolvable_exercise_fails_at_the_solution_with_the_checks_message(runner, tmp_path):

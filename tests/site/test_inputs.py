@@ -99,18 +99,18 @@ def test_precompute_is_a_whole_number_and_needs_inputs():
     assert len(precomputed_keys(cell.inputs, cell.options.precompute)) == 41
 
 
-def test_every_combination_runs_after_the_cells_above_and_the_defaults_run_last(make_runner):
-    blocks = LessonBlocks(PAGE, PATH, 1, make_runner())
+def test_every_combination_runs_after_the_cells_above_and_the_defaults_run_last(make_executor):
+    blocks = LessonBlocks(PAGE, PATH, 1, make_executor())
     pending = blocks.pending[2]
     assert [o.text for o in pending.outputs] == ["int 101 'yarn' True\n"]
     assert len(pending.variants) == 4 * 2 * 2 - 1
     assert [o.text for o in pending.variants["3,0,0"]] == ["int 103 'linear' False\n"]
 
 
-def test_a_combination_that_raises_fails_the_build_at_its_line_naming_the_values(make_runner):
+def test_a_combination_that_raises_fails_the_build_at_its_line_naming_the_values(make_executor):
     page = "```pyodide\n# --- inputs ---\nk = slider(0, 2, value=1)\n# --- code ---\nprint(1 / (k - 2))\n```\n"
     with pytest.raises(LessonError) as caught:
-        LessonBlocks(page, PATH, 1, make_runner())
+        LessonBlocks(page, PATH, 1, make_executor())
     assert str(caught.value).startswith(f"{PATH}:5: cell 1 of the page raised with its inputs k=2")
 
 

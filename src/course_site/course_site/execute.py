@@ -7,12 +7,12 @@ settings (preloaded packages, ``import_packages``, the module hint, the output l
 So a cell that would fail in the browser (an API newer than the shipped numpy, a module
 the site does not ship) fails the build at its ``file:line``, and the pre-rendered output
 is what a learner's first Run shows. A page's cells run in order, in one namespace, in
-one Node process (``node/runner.mjs`` and its Python half ``node/runner.py``), which
+one Node process (``node/build_python.mjs`` and its Python half ``node/build_python.py``), which
 reports each cell as it starts: a page that runs too long fails at the cell that was
-running. Results are cached by content (cells, runner, lock, settings), never by where
+running. Results are cached by content (cells, the Node script and its Python, lock, settings), never by where
 the checkout lives, so an unchanged rebuild runs nothing, in any clone.
 
-The same process proves a page's exercises (`PageRunner.prove`): each solution must pass
+The same process proves a page's exercises (`PageExecutor.prove`): each solution must pass
 its check and each starter must fail it.
 """
 
@@ -43,11 +43,11 @@ from .inputs import bindings, default_key, describe, key_text, precomputed_keys
 from .site_assets import LocalPython, OutputLimits, SettingsError
 
 PY_ASSETS = Path(__file__).parent / "assets" / "py"  # the Python the browser also runs (cell_exec.py)
-NODE_DIR = Path(__file__).with_name("node")  # the runner under Node: runner.mjs and its Python half runner.py
-NODE_RUNNER = NODE_DIR / "runner.mjs"
-RUNNER_FILES = {
+NODE_DIR = Path(__file__).with_name("node")  # the build's Python under Node: build_python.mjs and build_python.py
+NODE_SCRIPT = NODE_DIR / "build_python.mjs"
+BUILD_PYTHON_FILES = {
     **{name: PY_ASSETS / name for name in PYTHON_FILES if name != BRIDGE},  # the worker's, but its bridge
-    "course_build_runner.py": NODE_DIR / "runner.py",  # the bridge's part, under Node
+    "course_build_python.py": NODE_DIR / "build_python.py",  # the bridge's part, under Node
 }
 NODE_MIN_VERSION = 18
 STARTUP_TIMEOUT = 180  # seconds for Pyodide to start under Node on a busy machine (not the author's limit)
@@ -127,7 +127,7 @@ def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-class PageRunner:
+class PageExecutor:
     """Runs the cells of pages at build time in the site's Pyodide, with a content-addressed cache.
 
     `run_pages` runs many pages at once, up to ``workers`` Node processes, one per page; `run`
@@ -268,7 +268,7 @@ class PageRunner:
         return outputs
 
     def _exchange(self, request: dict, job: _Job) -> Iterator[dict]:
-        """Send ``request`` to a fresh Node runner; yield its messages until it ends.
+        """Send ``request`` to a fresh Node process (build_python.mjs); yield its messages until it ends.
 
         Errors before any cell starts point at the page's first cell (or exercise); when the time is
         up, at the cell still running. The cells have ``timeout`` seconds, then the exercises too;
@@ -282,7 +282,7 @@ class PageRunner:
             "stdlib": str(python.stdlib) if python.stdlib else None,
             "bytecode": str(python.bytecode) if python.bytecode else None,
             "font_list": str(python.font_list),
-            "python": {name: str(path) for name, path in RUNNER_FILES.items()},
+            "python": {name: str(path) for name, path in BUILD_PYTHON_FILES.items()},
             "preload": self.settings.preload,
             "import_packages": self.settings.import_packages,
             "module_hint": self.settings.module_hint,
@@ -340,7 +340,7 @@ class PageRunner:
 
 
 def _inputs_request(cell: Cell) -> list:
-    """What the runner needs of a cell's inputs: the defaults' bindings, then each other combination
+    """What the Node script needs of a cell's inputs: the defaults' bindings, then each other combination
     to pre-render with its bindings; nothing for a cell without inputs (so its cache key stays)."""
     if not cell.inputs:
         return []
@@ -370,7 +370,7 @@ def _work_text(cells: int, exercises: int) -> str:
 
 
 class _PageClock:
-    """When a page's Node runner started, had Python ready, began proving and ended: the log's figures."""
+    """When a page's Node process started, had Python ready, began proving and ended: the log's figures."""
 
     def __init__(self) -> None:
         self.started = time.monotonic()
@@ -396,12 +396,12 @@ _TIMED_OUT = {"type": "timed out"}
 
 
 class _NodeProcess:
-    """``node node/runner.mjs`` with a request on its stdin, read one JSON line at a time."""
+    """``node node/build_python.mjs`` with a request on its stdin, read one JSON line at a time."""
 
     def __init__(self, request: dict) -> None:
         self.stderr = tempfile.TemporaryFile(mode="w+")
         self.process = subprocess.Popen(
-            [find_node(), str(NODE_RUNNER)],
+            [find_node(), str(NODE_SCRIPT)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.stderr,
@@ -491,7 +491,7 @@ def _ended(process: _NodeProcess, block: Block, running: int | None) -> LessonEr
 
 
 def _with_notice(output: dict, limits: OutputLimits) -> dict:
-    """An output of the runner; the output limit's notices get the browser's text (cell.js)."""
+    """An output of the Node script; the output limit's notices get the browser's text (cell.js)."""
     if output["kind"] == "capped":
         kb = round(limits.chars / 1000)
         return {
@@ -508,13 +508,13 @@ def _with_notice(output: dict, limits: OutputLimits) -> dict:
 
 
 def _fingerprint(python: LocalPython, settings: RunSettings) -> str:
-    """Hash of what decides a cell's output besides its code: the runner, the lock, the settings.
+    """Hash of what decides a cell's output besides its code: the Node script and its Python, the lock, the settings.
 
     Files are named by their name, never by where the checkout is, so every clone shares keys. The
     derived bytecode is not in it: the same sources compiled ahead, it changes how fast, not what, a cell runs.
     """
     digest = hashlib.sha256(python.lock_text.encode())
-    for name, path in sorted({**RUNNER_FILES, NODE_RUNNER.name: NODE_RUNNER}.items()):
+    for name, path in sorted({**BUILD_PYTHON_FILES, NODE_SCRIPT.name: NODE_SCRIPT}.items()):
         digest.update(name.encode() + b"\0" + path.read_bytes())
     digest.update(json.dumps([settings.preload, settings.import_packages, settings.module_hint]).encode())
     digest.update(f"{settings.limits.lines} {settings.limits.chars}".encode())

@@ -18,7 +18,7 @@
     ```
 
 Parsing and validation only; ``exercises_html`` writes the HTML and
-``execute.PageRunner.prove`` proves the exercises at build time.
+``execute.PageExecutor.prove`` proves the exercises at build time.
 """
 
 from __future__ import annotations

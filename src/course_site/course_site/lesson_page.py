@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from itertools import count
 
 from .errors import LessonError
-from .execute import Output, PageRunner, PageWork
+from .execute import Output, PageExecutor, PageWork
 from .exercises import Exercise, is_exercise, parse_exercise, parse_exercises
 from .fences import BLOCK_ID, CELL, QUIZ, Block, Cell, fence_block, misspelled, tag_blocks, to_cell
 from .quiz import parse_quiz, render_quiz
@@ -58,7 +58,7 @@ def page_work(blocks: list[Block]) -> tuple[list[Exercise], list[Cell]]:
 def runs_of(markdown: str, path: str, first_line: int) -> PageWork | None:
     """What the build runs of a page (its cells and exercises), or None when the page does not parse.
 
-    For `PageRunner.run_pages` before the pages are built; a page that does not parse fails
+    For `PageExecutor.run_pages` before the pages are built; a page that does not parse fails
     when `LessonBlocks` parses it, at its line.
     """
     try:
@@ -71,7 +71,7 @@ def runs_of(markdown: str, path: str, first_line: int) -> PageWork | None:
 class LessonBlocks:
     """The ``pyodide`` and ``quiz`` blocks of one page, waiting to be rendered."""
 
-    def __init__(self, markdown: str, path: str, first_line: int, runner: PageRunner | None) -> None:
+    def __init__(self, markdown: str, path: str, first_line: int, runner: PageExecutor | None) -> None:
         """Parse, check and tag ``markdown``; run its cells with ``runner`` (None: no build-time run).
 
         ``first_line`` is the file's line of ``markdown``'s first line. Raises `LessonError`.

@@ -36,7 +36,7 @@ from .csp import add_policy, insert_in_head
 from .derived_bytecode import DerivedError
 from .error_page import ErrorLog, write_error_pages
 from .errors import LessonError
-from .execute import PageRunner, PageWork, RunSettings, find_node
+from .execute import PageExecutor, PageWork, RunSettings, find_node
 from .exercises_html import course_exercise_ids, insert_progress, render_exercise
 from .fences import CELL, QUIZ, Cell
 from .lesson_page import LessonBlocks, PendingExercise, PendingQuiz, runs_of
@@ -75,7 +75,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         self.root = Path.cwd()
         self.shipped: site_assets.ShippedPython | None = None
         self.worker_settings: site_assets.WorkerSettings | None = None
-        self.runner: PageRunner | None = None
+        self.runner: PageExecutor | None = None
         self.page: LessonBlocks | None = None
         self.page_url = ""
         self.lesson_uris: list[str] = []  # the lessons' paths in the site, "lessons/<file>.md"
@@ -135,13 +135,13 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         config.extra_javascript[-1].type = "module"
         return config
 
-    def _page_runner(self, limits: site_assets.OutputLimits) -> PageRunner:
+    def _page_runner(self, limits: site_assets.OutputLimits) -> PageExecutor:
         """Build-time runs in the site's own Python: its files staged in the cache, run by Node."""
         find_node()
         cache = self.root / self.config.cache_dir
         settings = RunSettings(self.config.preload, self.config.import_packages, self.config.module_hint, limits)
         python = site_assets.stage_local(self.shipped, cache / "python")
-        return PageRunner(cache, python, settings, self.config.execute_timeout)
+        return PageExecutor(cache, python, settings, self.config.execute_timeout)
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         """``files``: publish the lessons folder under ``lessons/``; note every exercise; run every page's cells."""

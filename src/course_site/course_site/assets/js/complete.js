@@ -33,20 +33,26 @@ class Completer {
     if (!this.kernel.idle || !this.kernel.worker) return Promise.resolve(null);
     const id = this.nextId++;
     this.kernel.worker.postMessage({ type: MessageType.COMPLETE, id, ...request });
-    return new Promise((resolve) => this.pending.set(id, resolve));
+    const runs = this.kernel.runsSent;
+    return new Promise((resolve) => this.pending.set(id, { resolve, runs }));
   }
 
+  /* The answer to request `id`; null if it was dropped, or if a run was sent after it (the worker
+   * answers such a request once the run is over: its names are stale, and the learner has moved on). */
   settle(id, msg) {
-    const resolve = this.pending.get(id);
+    const asked = this.pending.get(id);
     this.pending.delete(id);
     if (msg?.error) console.info(`course: no completions (${msg.error})`);
-    resolve?.(msg && !msg.dropped ? msg : null);
+    const current = asked && asked.runs === this.kernel.runsSent;
+    asked?.resolve(msg && !msg.dropped && current ? msg : null);
   }
 
   dropAll() {
     for (const id of [...this.pending.keys()]) this.settle(id, null);
   }
 }
+
+export { Completer }; // for its tests
 
 const completers = new WeakMap(); // kernel -> Completer
 

@@ -53,6 +53,7 @@ export class Kernel extends EventTarget {
     this.isolated = Boolean(globalThis.crossOriginIsolated && typeof SharedArrayBuffer === "function");
     this.interruptView = null;
     this.runCount = 0; // runs started in this Python
+    this.runsSent = 0; // runs sent to any worker of this page: what a completion's answer is checked against
     this.lastJob = null; // the job that ran last
     this.lastSign = 0; // performance.now() of the worker's last message
     this.lastCheck = 0;
@@ -246,6 +247,7 @@ export class Kernel extends EventTarget {
     this.current = job;
     job.phase = "sent";
     if (this.interruptView) Atomics.store(this.interruptView, 0, 0);
+    this.runsSent += 1;
     this.worker.postMessage({
       type: MessageType.RUN, id: job.id, code: job.code, setup: job.setup || "", check: job.check ?? null, filename: job.filename,
       inputs: job.inputs?.() ?? "",

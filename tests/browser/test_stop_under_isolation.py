@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from page_fixture import ISOLATION_HEADERS, LOAD_TIMEOUT_MS, Gate, get_code, guarded_page, make_fixture_site, run
 from playwright.sync_api import expect
-from runner_fixture import ISOLATION_HEADERS, LOAD_TIMEOUT_MS, Gate, get_code, guarded_page, make_fixture_site, run
 
 pytestmark = pytest.mark.browser
 

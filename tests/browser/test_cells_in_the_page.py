@@ -13,8 +13,7 @@ import json
 import re
 
 import pytest
-from playwright.sync_api import expect
-from runner_fixture import (
+from page_fixture import (
     FINAL_STATE,
     LOAD_TIMEOUT_MS,
     PYODIDE_VERSION,
@@ -28,6 +27,7 @@ from runner_fixture import (
     set_code,
     status,
 )
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 

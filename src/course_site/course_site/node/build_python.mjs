@@ -3,7 +3,7 @@
 // Reads one JSON request on stdin: where the staged Pyodide files, the site's lock and the
 // derived bytecode (the pre-compiled stdlib and the preloaded packages' .pyc, as the browser's
 // worker boots with them; null: the official stdlib) are, the Python files to run (cell_exec.py
-// and exercise_check.py, which the browser's worker runs too, and runner.py), the settings the
+// and exercise_check.py, which the browser's worker runs too, and build_python.py), the settings the
 // worker reads from worker-settings.json (preload, import_packages, module_hint, output limits),
 // then the page's cells and its exercises: the cells run first, then, if none raised, the
 // exercises are proved, in the same Python, as in the page's one worker in the browser.
@@ -29,7 +29,7 @@ console.log = console.info = console.warn = (...args) => process.stderr.write(ar
 
 const request = JSON.parse(readFileSync(0, "utf8"));
 let pyodide = null;
-let runner = null; // runner.py, imported as course_build_runner
+let half = null; // build_python.py, imported as course_build_python
 let output = null; // the RunOutput of the cell that is running
 
 async function main() {
@@ -59,8 +59,8 @@ async function main() {
   // The modules outside the boot stdlib, from the official zip, read on first use as the worker fetches it.
   const officialStdlib = () => new Uint8Array(readFileSync(request.index + "python_stdlib.zip"));
   pyodide.pyimport("stdlib_finder").install(officialStdlib);
-  runner = pyodide.pyimport("course_build_runner");
-  runner.start(request.module_hint);
+  half = pyodide.pyimport("course_build_python");
+  half.start(request.module_hint);
   if (request.bytecode) {
     pyodide.unpackArchive(new Uint8Array(readFileSync(request.bytecode)), "zip", { extractDir: BYTECODE_PREFIX });
     pyodide.runPython(`import sys; sys.pycache_prefix = ${JSON.stringify(BYTECODE_PREFIX)}`);
@@ -100,18 +100,18 @@ async function runCell(cell) {
 async function runOnce(cell, inputs) {
   output = new RunOutput(request.limits);
   const emit = (kind, text, png, pngDark, textPx) => output.emit(kind, text, png, pngDark, textPx);
-  let ok = runner.run(cell.number, cell.setup, cell.code, emit, inputs);
+  let ok = half.run(cell.number, cell.setup, cell.code, emit, inputs);
   if (typeof ok !== "boolean") ok = await ok; // a cell that awaits at top level
   const outputs = output.finish();
   output = null;
   return { ok, outputs };
 }
 
-/* Prove the exercises: each solution must pass its check, each starter fail it (runner.py). */
+/* Prove the exercises: each solution must pass its check, each starter fail it (build_python.py). */
 async function prove(exercises) {
   send({ type: "proving" });
   await loadPackages(exercises.flatMap((e) => [e.setup, e.starter, e.check, e.solution]));
-  send({ type: "verdicts", verdicts: JSON.parse(runner.prove(JSON.stringify(exercises))) });
+  send({ type: "verdicts", verdicts: JSON.parse(half.prove(JSON.stringify(exercises))) });
 }
 
 /* The lock packages the sources import, and those import_packages adds (as the worker does). */
@@ -120,12 +120,12 @@ async function loadPackages(sources) {
   const quiet = { messageCallback: () => {}, errorCallback: () => {} };
   for (const source of sources.filter(Boolean)) {
     await pyodide.loadPackagesFromImports(source, quiet);
-    const extra = runner.extra_packages(source, pyodide.toPy(request.import_packages)).toJs();
+    const extra = half.extra_packages(source, pyodide.toPy(request.import_packages)).toJs();
     if (extra.length) await pyodide.loadPackage(extra, quiet);
   }
   if (pyodide.loadedPackages.matplotlib && !warmedMatplotlib) {
     warmedMatplotlib = true;
-    runner.install_font_list(readFileSync(request.font_list, "utf8"));
+    half.install_font_list(readFileSync(request.font_list, "utf8"));
   }
 }
 

@@ -7,7 +7,7 @@ live output with the output the plugin computed at build time.
 from __future__ import annotations
 
 import pytest
-from runner_fixture import LESSONS, check_cells_run_like_at_build_time, guarded_page
+from page_fixture import LESSONS, check_cells_run_like_at_build_time, guarded_page
 
 pytestmark = pytest.mark.browser
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from page_fixture import LESSON, LOAD_TIMEOUT_MS, SETTINGS_FILE, get_code, guarded_page, make_fixture_site, run
 from playwright.sync_api import expect
-from runner_fixture import LESSON, LOAD_TIMEOUT_MS, SETTINGS_FILE, get_code, guarded_page, make_fixture_site, run
 
 pytestmark = pytest.mark.browser
 

@@ -1,6 +1,6 @@
-"""The Python half of the build-time runner: runs inside the site's Pyodide, under Node.
+"""The Python half of the build's Python under Node: runs inside the site's Pyodide, under Node.
 
-``runner.mjs`` writes this file into Pyodide's file system (as ``course_build_runner.py``) next to
+``build_python.mjs`` writes this file into Pyodide's file system (as ``course_build_python.py``) next to
 ``cell_exec.py`` and ``exercise_check.py`` (the files the browser's worker runs)
 and calls `run` for each cell of a page, in order, in ``__main__``'s namespace as
 the worker does, and `prove` for the page's exercises. Not imported by CPython.

@@ -8,7 +8,7 @@ import pytest
 
 from course_site import execute
 from course_site.errors import LessonError
-from course_site.execute import Output, PageRunner, PageWork
+from course_site.execute import Output, PageExecutor, PageWork
 from course_site.fences import scan, to_cell
 from course_site.lesson_page import LessonBlocks, runs_of
 
@@ -17,9 +17,9 @@ PATH = "lessons/runner.md"
 
 
 @pytest.fixture
-def runner(make_runner) -> PageRunner:
+def runner(make_executor) -> PageExecutor:
     """The build's runner (the site's Pyodide under Node), with a cache of its own."""
-    return make_runner()
+    return make_executor()
 
 
 def cells_of(page: str):
@@ -84,7 +84,7 @@ def test_pages_run_together_and_each_page_later_gets_its_own_outputs_or_error(ru
     assert len(started) == 2
 
 
-def test_a_page_starts_python_once_for_its_cells_and_its_exercises(make_runner, monkeypatch):
+def test_a_page_starts_python_once_for_its_cells_and_its_exercises(make_executor, monkeypatch):
     page = (
         '# L\n\n```pyodide\nbase = 2\n```\n\n```pyodide exercise="Double"\n'
         "# --- code ---\nanswer = 0\n# --- check ---\nassert answer == 4, 'not yet'\n"
@@ -95,7 +95,7 @@ def test_a_page_starts_python_once_for_its_cells_and_its_exercises(make_runner, 
     started = []
     real = execute._NodeProcess
     monkeypatch.setattr(execute, "_NodeProcess", lambda request: started.append(request) or real(request))
-    runner = make_runner()
+    runner = make_executor()
     runner.run_pages([work])
     runner.prove(work.exercises)
     assert printed(runner.run(work.cells)[0]) == ""

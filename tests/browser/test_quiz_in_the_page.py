@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
+from page_fixture import LESSONS, make_fixture_site
 from playwright.sync_api import expect
-from runner_fixture import LESSONS, make_fixture_site
 
 from course_site.fences import QUIZ, scan
 from course_site.quiz import parse_quiz, render_quiz

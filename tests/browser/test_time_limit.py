@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from page_fixture import LOAD_TIMEOUT_MS, guarded_page, make_fixture_site, run
 from playwright.sync_api import expect
-from runner_fixture import LOAD_TIMEOUT_MS, guarded_page, make_fixture_site, run
 
 pytestmark = pytest.mark.browser
 
