@@ -25,41 +25,47 @@ function commentEnd(text, i) {
   return -1;
 }
 
-/* The text of the balanced {…} that starts at `text[start]`, skipping comments, strings and template literals. */
-function objectLiteral(text, start) {
+/* Walk the code of `text` from `start`, past comments, strings and template literals: `visit(i, c, depth)`
+ * for each other character, with the bracket depth once it is counted; the index where `visit` said
+ * true, or -1. */
+function walkCode(text, start, visit) {
   let depth = 0;
   for (let i = start; i < text.length; i++) {
     const c = text[i];
-    if (commentEnd(text, i) >= 0) i = commentEnd(text, i);
-    else if (c === '"' || c === "'" || c === "`") {
-      for (i++; i < text.length && text[i] !== c; i++) if (text[i] === "\\") i++;
-    } else if (c === "{" || c === "(" || c === "[") depth++;
-    else if (c === "}" || c === ")" || c === "]") {
-      depth--;
-      if (depth === 0) return text.slice(start, i + 1);
+    if (commentEnd(text, i) >= 0) {
+      i = commentEnd(text, i);
+      continue;
     }
+    if (c === '"' || c === "'" || c === "`") {
+      for (i++; i < text.length && text[i] !== c; i++) if (text[i] === "\\") i++;
+      continue;
+    }
+    if ("{([".includes(c)) depth++;
+    else if ("})]".includes(c)) depth--;
+    if (visit(i, c, depth)) return i;
   }
-  throw new Error(`unbalanced literal at ${start}`);
+  return -1;
+}
+
+/* The text of the balanced {…} that starts at `text[start]`. */
+function objectLiteral(text, start) {
+  const end = walkCode(text, start, (_, c, depth) => depth === 0);
+  if (end < 0) throw new Error(`unbalanced literal at ${start}`);
+  return text.slice(start, end + 1);
 }
 
 /* The top-level entries of an object literal's text: ["type: MessageType.X", "id", "...answer", …]. */
 function entries(literal) {
   const body = literal.slice(1, -1);
   const parts = [];
-  let depth = 0;
   let from = 0;
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i];
-    if (commentEnd(body, i) >= 0) i = commentEnd(body, i);
-    else if (c === '"' || c === "'" || c === "`") {
-      for (i++; i < body.length && body[i] !== c; i++) if (body[i] === "\\") i++;
-    } else if ("{([".includes(c)) depth++;
-    else if ("})]".includes(c)) depth--;
-    else if (c === "," && depth === 0) {
+  walkCode(body, 0, (i, c, depth) => {
+    if (c === "," && depth === 0) {
       parts.push(body.slice(from, i));
       from = i + 1;
     }
-  }
+    return false;
+  });
   parts.push(body.slice(from));
   return parts.map((part) => part.replace(/\/\/.*$/gm, "").replace(/\/\*.*?\*\//gs, "").trim()).filter(Boolean);
 }
