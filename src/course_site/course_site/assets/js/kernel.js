@@ -48,7 +48,6 @@ export class Kernel extends EventTarget {
     this.current = null; // job sent to the worker
     this.progress = { phase: "core", loaded: 0, total: 0 };
     this.failure = null;
-    this.heard = new WeakSet(); // the workers that have sent a message
     this.silentStarts = 0; // workers in a row whose script never came
     this.isolated = Boolean(globalThis.crossOriginIsolated && typeof SharedArrayBuffer === "function");
     this.interruptView = null;
@@ -93,13 +92,14 @@ export class Kernel extends EventTarget {
     }
     this.worker = worker;
     this.runCount = 0;
+    this.heard = false; // this worker has sent a message (its script came)
     this.unheardMs = 0; // time this worker has been checked on without a word from it
     this.lastSign = performance.now();
     this.watchdog ??= setInterval(() => this.checkLiveness(), LIVENESS.heartbeatMs);
     worker.onmessage = (event) => this.onMessage(worker, event.data);
     worker.onerror = (event) => {
       event.preventDefault?.();
-      this.crash(worker, { cause: "crash", message: event.message || this.silentError(worker) });
+      this.crash(worker, { cause: "crash", message: event.message || this.silentError() });
     };
     worker.onmessageerror = () => this.crash(worker, { cause: "crash", message: "a message from the Python worker could not be read" });
     if (this.isolated) {
@@ -225,7 +225,7 @@ export class Kernel extends EventTarget {
     if (late) this.lastSign = now;
     const step = late ? 0 : now - this.lastCheck;
     this.lastCheck = now;
-    if (this.state === "loading" && this.worker && !this.heard.has(this.worker)) {
+    if (this.state === "loading" && this.worker && !this.heard) {
       this.unheardMs += step;
       if (this.unheardMs > LIVENESS.startSilenceMs) this.scriptNeverCame();
       return;
@@ -295,17 +295,19 @@ export class Kernel extends EventTarget {
     }
   }
 
-  /* Why `worker` ended with an error event that says nothing: its own script did not load when it
+  /* Why the worker ended with an error event that says nothing: its own script did not load when it
    * never spoke (a browser gives such an event no message), else it stopped. */
-  silentError(worker) {
-    if (this.heard.has(worker)) return "the Python worker stopped unexpectedly";
+  silentError() {
+    if (this.heard) return "the Python worker stopped unexpectedly";
     return `the Python worker's script ${this.workerPath()} could not be loaded`;
   }
 
   onMessage(worker, msg) {
     if (worker !== this.worker) return;
-    this.heard.add(worker);
-    this.silentStarts = 0;
+    if (!this.heard) {
+      this.heard = true;
+      this.silentStarts = 0;
+    }
     this.lastSign = performance.now();
     if (this.current?.unresponsive) {
       this.current.unresponsive = false;

@@ -54,9 +54,10 @@ export async function fetchOrKept(input, init) {
   try {
     return await fetchDirect(input, init);
   } catch (err) {
-    const kept = await keptCopy(absoluteURL(input));
+    const url = absoluteURL(input);
+    const kept = await keptCopy(url);
     if (kept) return kept;
-    throw downloadError(absoluteURL(input), err);
+    throw downloadError(url, err);
   }
 }
 
