@@ -36,6 +36,7 @@ from page_fixture import (
 )
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
+from site_project import make_project
 
 pytestmark = pytest.mark.browser
 
@@ -82,30 +83,14 @@ def write_project(folder: Path, version: dict[str, str], posenc_version: str, ca
     init.write_text(init.read_text().replace('__version__ = "0.1.0"', f'__version__ = "{posenc_version}"'))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, package / name)
-    options = {
-        "pyodide_manifest": str(ROOT / "pyodide_assets/manifest.json"),
-        "pyodide_cache": str(ROOT / "pyodide_assets/files"),
-        "package_project": str(package),
-        "package_source": "src/posenc",
-        "preload": ["numpy", "posenc"],
-        "cache_dir": str(cache),
-        "precompile_stdlib": False,
-        "execute": False,
-    }
-    config = {
-        "site_name": "deploys",
-        "docs_dir": "docs",
-        "theme": {"name": "material", "font": False},
-        "nav": [{"Home": "index.md"}, {"Lesson": "lessons/lesson.md"}],
-        "plugins": [{"course": options}],
-        "markdown_extensions": ["admonition", "pymdownx.superfences", {"pymdownx.arithmatex": {"generic": True}}],
-    }
-    (folder / "mkdocs.yml").write_text(json.dumps(config))
-    (folder / "docs").mkdir()
-    (folder / "docs/index.md").write_text("# Home\n")
-    (folder / "lessons").mkdir()
-    (folder / "lessons/lesson.md").write_text(LESSON.format(**version))
-    return folder
+    return make_project(
+        folder,
+        LESSON.format(**version),
+        package_project=str(package),
+        preload=["numpy", "posenc"],
+        cache_dir=str(cache),
+        execute=False,
+    )
 
 
 def build(project: Path) -> Path:
