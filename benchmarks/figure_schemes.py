@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -22,24 +23,12 @@ from course_site.execute import PageExecutor, RunSettings
 from course_site.lesson_page import runs_of
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+from course_python import course_options, stage_python  # noqa: E402
+
 LESSONS = sorted((ROOT / "lessons").glob("*.md"))
-SETTINGS = RunSettings(
-    ["numpy", "posenc"], {"posenc.plot": ["matplotlib"]}, "hint", site_assets.OutputLimits(2000, 200_000)
-)
-
-
-def staged_python(folder: Path) -> site_assets.LocalPython:
-    package = site_assets.CoursePackage(ROOT, ROOT / "src" / "posenc")
-    shipped = site_assets.prepare(
-        ROOT / "pyodide_assets/manifest.json",
-        ROOT / "pyodide_assets/files",
-        package,
-        folder,
-        base_url=None,
-        import_packages={"posenc.plot": ["matplotlib"]},
-        preload=["numpy", "posenc"],
-    )
-    return site_assets.stage_local(shipped, folder / "python")
+OPTIONS = course_options()
+SETTINGS = RunSettings(OPTIONS.preload, OPTIONS.import_packages, "hint", site_assets.OutputLimits(2000, 200_000))
 
 
 def light_only_runner(folder: Path) -> dict[str, Path]:
@@ -67,7 +56,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     rounds = parser.parse_args().rounds
     folder = Path(tempfile.mkdtemp())
-    python = staged_python(folder)
+    python = stage_python(folder)
     variants = {"both schemes": dict(execute.BUILD_PYTHON_FILES), "light only": light_only_runner(folder)}
     seconds: dict[str, list[float]] = {name: [] for name in variants}
     for k in range(rounds):

@@ -31,6 +31,7 @@ from course_site.execute import PageExecutor, RunSettings
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_RECORD = ROOT / ".cache" / "chromium-path"
 from chromium_flags import CHROMIUM_ARGS  # noqa: E402  (scripts/, shared with the benchmarks)
+from course_python import course_options, stage_python  # noqa: E402  (likewise)
 
 ISOLATION_HEADERS = {
     "Cross-Origin-Opener-Policy": "same-origin",
@@ -315,16 +316,7 @@ def build_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def local_python(build_cache: Path) -> site_assets.LocalPython:
     """The course's Python as the site ships it (Pyodide, lock, posenc wheel), staged for Node."""
-    package = site_assets.CoursePackage(ROOT, ROOT / "src" / "posenc")
-    shipped = site_assets.prepare(
-        ROOT / "pyodide_assets/manifest.json",
-        ROOT / "pyodide_assets/files",
-        package,
-        build_cache,
-        base_url=None,
-        import_packages={"posenc.plot": ["matplotlib"]},
-    )
-    return site_assets.stage_local(shipped, build_cache / "python")
+    return stage_python(build_cache)
 
 
 @pytest.fixture
@@ -334,7 +326,7 @@ def make_executor(local_python: site_assets.LocalPython, tmp_path: Path):
     def make(
         timeout: int = 120, limits: site_assets.OutputLimits = LIMITS, python: site_assets.LocalPython = local_python
     ) -> PageExecutor:
-        settings = RunSettings([], {"posenc.plot": ["matplotlib"]}, HINT, limits)
+        settings = RunSettings([], course_options().import_packages, HINT, limits)
         return PageExecutor(tmp_path, python, settings, timeout)
 
     return make

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from mkdocs.config import load_config
+from course_python import course_options
 
 from course_site.site_assets import SettingsError, _preload_wheels, packages_for
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def test_site_loads_matplotlib_for_posenc_plot_reached_as_an_attribute():
-    course = load_config(str(ROOT / "mkdocs.yml")).plugins["course"].config
+    course = course_options()
     assert course.import_packages == {"posenc.plot": ["matplotlib"]}
     assert (course.package_source, course.preload) == ("src/posenc", ["numpy", "posenc"])
     by_import = {"numpy": "numpy", "posenc": "posenc", "matplotlib": "matplotlib"}
