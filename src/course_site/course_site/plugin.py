@@ -43,7 +43,7 @@ from .lesson_page import LessonBlocks, PendingExercise, PendingQuiz, runs_of
 from .mathml import Source, to_mathml
 from .notebook import Notebooks, insert_link, notebook_path
 from .notebook import Source as NotebookSource
-from .pyodide_assets import AssetError
+from .pyodide_manifest import AssetError
 from .quiz import markdown_converter
 
 log = logging.getLogger("mkdocs.plugins.course")

@@ -32,7 +32,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from types import ModuleType
 
-from . import derived_bytecode, pyodide_assets
+from . import derived_bytecode, pyodide_fetch, pyodide_manifest
 from .contract import PYTHON_FILES
 from .markup import Raw, tag
 from .wheel import Wheel, build_wheel
@@ -90,7 +90,7 @@ class ShippedPython:
     """The Python the site ships: verified Pyodide files, the official lock, the course package's wheel."""
 
     version: str  # Pyodide's, from the manifest
-    assets: list[pyodide_assets.Asset]
+    assets: list[pyodide_fetch.Asset]
     manifest: Path
     wheel: Wheel
     package: CoursePackage
@@ -101,13 +101,13 @@ class ShippedPython:
     @cached_property
     def lock(self) -> dict:
         """The official lock: ``info`` and ``packages``."""
-        return json.loads(self.manifest.with_name(pyodide_assets.LOCK_NAME).read_text())
+        return json.loads(self.manifest.with_name(pyodide_manifest.LOCK_NAME).read_text())
 
     def package_bytes(self, package: str) -> int:
         """Bytes a package and its dependencies add, beyond numpy's, from the lock."""
 
         def closure(name: str) -> set[str]:
-            return set(pyodide_assets.dependency_closure(self.lock, [name]))
+            return set(pyodide_manifest.dependency_closure(self.lock, [name]))
 
         names = closure(package) - (closure("numpy") if package != "numpy" else set())
         sizes = {asset.name: asset.size for asset in self.assets}
@@ -160,8 +160,8 @@ class ShippedPython:
 
     def wheel_paths(self, package: str, beyond: str | None = None) -> list[Path]:
         """The wheels of ``package`` and its dependencies, but those of ``beyond``'s."""
-        closure = set(pyodide_assets.dependency_closure(self.lock, [package]))
-        closure -= set(pyodide_assets.dependency_closure(self.lock, [beyond])) if beyond else set()
+        closure = set(pyodide_manifest.dependency_closure(self.lock, [package]))
+        closure -= set(pyodide_manifest.dependency_closure(self.lock, [beyond])) if beyond else set()
         paths = {asset.name: Path(asset.path) for asset in self.assets}
         return [paths[self.lock["packages"][name]["file_name"]] for name in sorted(closure)]
 
@@ -204,15 +204,15 @@ def prepare(
     (the lock packages to pre-compile for; None: none) and a self-hosted Pyodide, the derived
     bytecode (the stdlib's, and that of the ``preload`` packages).
 
-    Raises `pyodide_assets.AssetError` when a Pyodide file is missing or corrupt and cannot be
+    Raises `pyodide_manifest.AssetError` when a Pyodide file is missing or corrupt and cannot be
     fetched, `derived_bytecode.DerivedError` when the derived bytecode cannot be made.
     """
-    assets = pyodide_assets.fetch_assets(manifest, pyodide_cache, log=_log)
+    assets = pyodide_fetch.fetch_assets(manifest, pyodide_cache, log=_log)
     wheel = build_wheel(package.project, package.source, cache_dir)
     version = json.loads(manifest.read_text())["pyodide_version"]
     bytecode = None
     if precompile_for is not None and base_url is None:
-        lock = manifest.with_name(pyodide_assets.LOCK_NAME)
+        lock = manifest.with_name(pyodide_manifest.LOCK_NAME)
         bytecode = derived_bytecode.derive(assets, lock, precompile_for, list(preload), cache_dir, package.source)
     return ShippedPython(version, assets, manifest, wheel, package, base_url, import_packages, bytecode)
 
@@ -266,7 +266,9 @@ def worker_settings(
     or when the course package requires a package that the site does not ship.
     """
     try:
-        lock = pyodide_assets.site_lock(shipped.manifest, [_package_entry(shipped, site_url, shipped.base_url is None)])
+        lock = pyodide_manifest.site_lock(
+            shipped.manifest, [_package_entry(shipped, site_url, shipped.base_url is None)]
+        )
     except ValueError as error:
         raise SettingsError(f"course: the site's Pyodide lock: {error}") from None
     lock_text = json.dumps(lock, separators=(",", ":"), sort_keys=True)
@@ -322,8 +324,8 @@ def served_bytes(path: Path) -> int:
 def _preload_wheels(lock: dict, preload: list[str]) -> dict[str, dict[str, str]]:
     """The lock's ``file_name`` and ``sha256`` of the ``preload`` packages and their dependencies, by lock key."""
     try:
-        keys = pyodide_assets.dependency_closure(lock, preload)
-    except pyodide_assets.AssetError as error:
+        keys = pyodide_manifest.dependency_closure(lock, preload)
+    except pyodide_manifest.AssetError as error:
         raise SettingsError(f"course: preload: {error}") from None
     return {key: {field: lock["packages"][key][field] for field in ("file_name", "sha256")} for key in keys}
 
@@ -384,7 +386,7 @@ def publish(shipped: ShippedPython, settings: WorkerSettings, site_dir: Path) ->
     (site_dir / SERVICE_WORKER_NAME).write_text(service_worker_code(settings.runner_folder))
     index = site_dir / shipped.index_path
     if shipped.base_url is None:
-        pyodide_assets.copy_assets(shipped.assets, index)
+        pyodide_fetch.copy_assets(shipped.assets, index)
     index.mkdir(parents=True, exist_ok=True)
     shutil.copy2(shipped.manifest.with_name(FONT_CACHE), index / FONT_CACHE)
     if shipped.bytecode:
@@ -444,9 +446,9 @@ def stage_local(shipped: ShippedPython, dest: Path) -> LocalPython:
     with the derived bytecode, when the site ships it, as the worker boots with it.
     """
     index = dest / shipped.index_path
-    pyodide_assets.copy_assets(shipped.assets, index)
+    pyodide_fetch.copy_assets(shipped.assets, index)
     _copy_wheel(shipped, dest)
-    lock = pyodide_assets.site_lock(shipped.manifest, [_package_entry(shipped, None, True)])
+    lock = pyodide_manifest.site_lock(shipped.manifest, [_package_entry(shipped, None, True)])
     lock_text = json.dumps(lock, separators=(",", ":"), sort_keys=True)
     lock_path = dest / SITE_FOLDER / "pyodide-lock.json"
     lock_path.write_text(lock_text)
