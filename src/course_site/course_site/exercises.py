@@ -110,24 +110,23 @@ def parse_exercise(block: Block) -> Exercise:
         if section.name != "setup" and not section.text.strip():
             raise LessonError(block.path, section.marker_line, f"the exercise's '# --- {section.name} ---' is empty")
     hints = [section for section in sections if section.name == "hint"]
-    setup = named.get("setup", Section("setup", block.body_line, block.body_line, ""))
     task = named.get("task")
+    parts = {  # each gives the exercise a text and the line it starts at (``<name>_line``)
+        "setup": named.get("setup", Section("setup", block.body_line, block.body_line, "")),
+        "starter": named["code"],
+        "check": named["check"],
+        "solution": named["solution"],
+    }
     return Exercise(
         title=title,
-        setup=setup.text,
-        starter=named["code"].text,
-        check=named["check"].text,
-        solution=named["solution"].text,
         hints=tuple(hint.text for hint in hints),
         block=block,
-        setup_line=setup.line,
-        starter_line=named["code"].line,
-        check_line=named["check"].line,
-        solution_line=named["solution"].line,
         hint_lines=tuple(hint.line for hint in hints),
         height=height,
         task=task.text if task else "",
         task_line=task.line if task else None,
+        **{name: part.text for name, part in parts.items()},
+        **{f"{name}_line": part.line for name, part in parts.items()},
     )
 
 
