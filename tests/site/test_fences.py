@@ -172,16 +172,6 @@ def test_a_quiz_that_another_plugin_adds_is_parsed_rendered_and_numbered_after_t
         blocks.take("quiz", "Q?\n\n- [ ] a\n    why\n- [ ] b\n    why", {})
 
 
-def test_a_fence_that_was_never_rendered_is_reported_with_what_to_do():
-    blocks = LessonBlocks("text\n\n```pyodide\nx = 1\n```\n", "lessons/p.md", 1, None)
-    with pytest.raises(LessonError) as caught:
-        blocks.check_all_taken()
-    assert str(caught.value) == (
-        "lessons/p.md:3: this ```pyodide fence was not rendered; fences must start a line "
-        "(inside admonitions and tabs, indent them like the text)"
-    )
-
-
 def test_a_late_fences_body_loses_only_its_surrounding_newlines():
     """The first line's indentation and every other character are the author's."""
     assert fence_block("pyodide", "\n\n  x = 1\nprint(x)\n\n", {}, "lessons/p.md").body == "  x = 1\nprint(x)"
@@ -197,15 +187,6 @@ def test_the_pages_quizzes_are_numbered_in_page_order():
         for number, block in enumerate(scan(QUIZ + "\n" + second, "lessons/p.md"), start=1)
     ]
     assert 'id="quiz-1"' in quizzes[0] and 'id="quiz-2"' in quizzes[1]
-
-
-def test_two_right_options_are_reported_with_what_to_do():
-    with pytest.raises(LessonError) as caught:
-        parse_quiz(scan("```quiz\nQ?\n\n- [x] a\n    why\n- [x] b\n    why\n```\n", "lessons/q.md")[0])
-    assert str(caught.value) == (
-        "lessons/q.md:6: a quiz needs exactly one right option marked '- [x]', found 2 (lines 4, 6): "
-        "keep '- [x]' on the right one, '- [ ]' on the others"
-    )
 
 
 def test_a_cell_with_only_a_setup_section_has_no_visible_code():
@@ -242,32 +223,55 @@ def test_options_in_a_braced_header_lose_only_the_closing_brace():
     assert block.options == {"exercise": "Find_X"}
 
 
-@pytest.mark.parametrize(("header", "word"), [("```pyodide =3", "=3"), ("```pyodide height=3 !x y", "!x")])
-def test_an_unreadable_option_is_named_with_file_and_line(header, word):
+@pytest.mark.parametrize(
+    ("mistake", "message"),
+    [
+        pytest.param(
+            lambda: LessonBlocks("text\n\n```pyodide\nx = 1\n```\n", "lessons/p.md", 1, None).check_all_taken(),
+            "lessons/p.md:3: this ```pyodide fence was not rendered; fences must start a line "
+            "(inside admonitions and tabs, indent them like the text)",
+            id="a fence that was never rendered",
+        ),
+        pytest.param(
+            lambda: parse_quiz(scan("```quiz\nQ?\n\n- [x] a\n    why\n- [x] b\n    why\n```\n", "lessons/q.md")[0]),
+            "lessons/q.md:6: a quiz needs exactly one right option marked '- [x]', found 2 (lines 4, 6): "
+            "keep '- [x]' on the right one, '- [ ]' on the others",
+            id="two right options",
+        ),
+        pytest.param(
+            lambda: scan("intro\n```pyodide =3\nx = 1\n```\n", "lessons/p.md"),
+            "lessons/p.md:2: cannot read the fence option '=3'",
+            id="an unreadable option",
+        ),
+        pytest.param(
+            lambda: scan("intro\n```pyodide height=3 !x y\nx = 1\n```\n", "lessons/p.md"),
+            "lessons/p.md:2: cannot read the fence option '!x'",
+            id="an unreadable option after a readable one",
+        ),
+        pytest.param(
+            lambda: to_cell(scan("```pyodide heigth=3\nx = 1\n```\n", "lessons/p.md")[0]),
+            "lessons/p.md:1: unknown option 'heigth' on a ```pyodide fence "
+            "(valid options: autorun, execute, height, precompute)",
+            id="an unknown option",
+        ),
+        pytest.param(
+            lambda: to_cell(scan("text\n```pyodide\nx = 1\n# --- code ---\ny = 2\n```\n", "lessons/p.md")[0]),
+            "lessons/p.md:3: code before the first '# --- ... ---' marker",
+            id="code before the first marker",
+        ),
+    ],
+)
+def test_a_mistake_is_reported_in_full_at_its_file_and_line(mistake, message):
+    """What the build says, word for word: where, what, and what to do where there is a choice."""
     with pytest.raises(LessonError) as caught:
-        scan(f"intro\n{header}\nx = 1\n```\n", "lessons/p.md")
-    assert str(caught.value) == f"lessons/p.md:2: cannot read the fence option {word!r}"
-
-
-def test_an_unknown_option_lists_the_valid_ones():
-    with pytest.raises(LessonError) as caught:
-        to_cell(scan("```pyodide heigth=3\nx = 1\n```\n", "lessons/p.md")[0])
-    assert str(caught.value) == (
-        "lessons/p.md:1: unknown option 'heigth' on a ```pyodide fence "
-        "(valid options: autorun, execute, height, precompute)"
-    )
+        mistake()
+    assert str(caught.value) == message
 
 
 def test_blank_lines_around_markers_are_trimmed_and_lines_point_at_the_text():
     page = "```pyodide\n\n\n# --- setup ---\n\nimport math\n# --- code ---\n\n\nprint(math.pi)\n```\n"
     cell = to_cell(scan(page, "lessons/p.md")[0])
     assert (cell.setup, cell.setup_line, cell.code, cell.code_line) == ("import math", 6, "print(math.pi)", 10)
-
-
-def test_code_before_the_first_marker_is_reported_at_the_bodys_first_line():
-    with pytest.raises(LessonError) as caught:
-        to_cell(scan("text\n```pyodide\nx = 1\n# --- code ---\ny = 2\n```\n", "lessons/p.md")[0])
-    assert str(caught.value) == "lessons/p.md:3: code before the first '# --- ... ---' marker"
 
 
 def test_a_fence_within_two_edits_of_a_course_language_is_a_misspelling_at_its_line():
