@@ -111,14 +111,14 @@ def byte_tables(rounds: list[dict[str, Run]], info: SiteInfo) -> dict[str, dict 
 def print_figures(count: int, judged: dict, goals: dict[str, float]) -> None:
     med, ratios, checks = judged["medians"], judged["ratios"], judged["checks"]
     print("\n== First output (medians of", count, "interleaved rounds; times from navigation start) ==")
+
+    def against(ratio: str, named: str) -> tuple[str, str]:
+        """A run's ratio to its floor, and its goal with the verdict."""
+        return f"{named} = {fmt_ratio(ratios[ratio])}", f"<= {goals[ratio]}: {verdict(checks[ratio])}"
+
     rows = [
         ("(a) floor: bare Pyodide + numpy imported", fmt_s(med["a"]), "", ""),
-        (
-            "(b) lesson cell 1, Run at load -> output",
-            fmt_s(med["b"]),
-            f"(b)/(a) = {fmt_ratio(ratios['b/a'])}",
-            f"<= {goals['b/a']}: {verdict(checks['b/a'])}",
-        ),
+        ("(b) lesson cell 1, Run at load -> output", fmt_s(med["b"]), *against("b/a", "(b)/(a)")),
         (
             "(c) Run after 8 s reading -> output",
             fmt_ms(med["c"]),
@@ -126,25 +126,10 @@ def print_figures(count: int, judged: dict, goals: dict[str, float]) -> None:
             f"<= {goals['c_s']} s: {verdict(checks['c'])}",
         ),
         (f"floor_d: bare + matplotlib + {layout.FIGURE_CELL_LABEL} to PNG", fmt_s(med["floor_d"]), "", ""),
-        (
-            f"(d) {layout.FIGURE_CELL_LABEL}, Run at load -> figure",
-            fmt_s(med["d"]),
-            f"(d)/floor = {fmt_ratio(ratios['d/floor_d'])}",
-            f"<= {goals['d/floor_d']}: {verdict(checks['d/floor_d'])}",
-        ),
+        (f"(d) {layout.FIGURE_CELL_LABEL}, Run at load -> figure", fmt_s(med["d"]), *against("d/floor_d", "(d)/floor")),
         (f"floor_e: {layout.FIGURE_CELL_LABEL} run again in floor_d", fmt_ms(med["floor_e"]), "", ""),
-        (
-            "(e) heatmap Run again -> figure",
-            fmt_ms(med["e"]),
-            f"(e)/floor = {fmt_ratio(ratios['e/floor_e'])}",
-            f"<= {goals['e/floor_e']}: {verdict(checks['e/floor_e'])}",
-        ),
-        (
-            "(f) later visit, new browser process -> output",
-            fmt_s(med["f"]),
-            f"(f)/(a) = {fmt_ratio(ratios['f/a'])}",
-            f"<= {goals['f/a']}: {verdict(checks['f/a'])}",
-        ),
+        ("(e) heatmap Run again -> figure", fmt_ms(med["e"]), *against("e/floor_e", "(e)/floor")),
+        ("(f) later visit, new browser process -> output", fmt_s(med["f"]), *against("f/a", "(f)/(a)")),
     ]
     width = max(len(row[0]) for row in rows)
     for row in rows:
