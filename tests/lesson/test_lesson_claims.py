@@ -636,9 +636,10 @@ def test_heatmap_and_compare_return_figures():
 
 
 def test_the_slider_cell_finds_the_neighbours_one_step_away_at_the_same_distance(cells, lesson_text, cell_source):
-    """ "the two nearest positions are always the neighbours one step away, at the same distance of 1.95",
+    """ "In the middle the two nearest positions are the neighbours one step away, both at distance 1.95.
+    An end has only one such neighbour, so there the second nearest position is two steps in, at 3.64",
     for every value of the slider, against the distance derived from the formula:
-    |PE_p - PE_(p+1)|^2 = sum over pairs of (2 - 2 cos omega_i)."""
+    |PE_p - PE_(p+k)|^2 = sum over pairs of (2 - 2 cos k omega_i)."""
     import matplotlib.pyplot as plt
 
     cell = cells[5]
@@ -647,7 +648,12 @@ def test_the_slider_cell_finds_the_neighbours_one_step_away_at_the_same_distance
     assert (marked.name, marked.kind, marked.default) == ("marked", "checkbox", 1)
     step = math.sqrt(sum(2 - 2 * math.cos(w) for w in _reference_omega(128)))
     assert f"{step:.2f}" == "1.95"
-    assert "always the neighbours one step away, at the same distance of 1.95" in _flat(lesson_text)
+    two_steps = math.sqrt(sum(2 - 2 * math.cos(2 * w) for w in _reference_omega(128)))
+    assert f"{two_steps:.2f}" == "3.64"
+    text = _flat(lesson_text)
+    assert "In the middle the two nearest positions are the neighbours one step away, both at distance 1.95" in text
+    assert "the second nearest position is two steps in, at 3.64" in text
+    assert "always the neighbours" not in text
     reference = _reference_pe(np.arange(64), 128)
     by_offset = np.linalg.norm(reference - reference[0], axis=1)
     for p in range(64):
@@ -667,3 +673,53 @@ def test_the_slider_cell_finds_the_neighbours_one_step_away_at_the_same_distance
         # "the distance depends only on the offset p - pos": one curve of |offset|, shifted
         assert np.allclose(namespace["dist"], by_offset[np.abs(np.arange(64) - p)])
         assert f"{step:.2f}" in out.getvalue()
+
+
+# --- wording checked against the sources and the arithmetic ---------------------------------
+
+
+def test_the_encoding_would_swamp_a_freshly_drawn_token_embedding(lesson_text):
+    """Norm 8 against sigma * sqrt(d_model) = 0.02 * sqrt(128) = 0.23: about 35 times; sqrt(128) is about 11."""
+    token_norm = 0.02 * math.sqrt(128)
+    assert f"{token_norm:.2f}" == "0.23"
+    assert round(math.sqrt(128 / 2) / token_norm) == 35
+    assert round(math.sqrt(128)) == 11
+    # a drawn table: its rows' norms are close to sigma * sqrt(d_model)
+    table = posenc.LearnedEmbedding(max_len=512, d_model=128, std=0.02, seed=1).table
+    assert np.linalg.norm(table, axis=1).mean() == pytest.approx(token_norm, rel=0.02)
+    text = _flat(lesson_text)
+    assert "about 0.23 for $\\sigma = 0.02$ at $d_{\\text{model}} = 128$" in text
+    assert "some 35 times longer than the vector it is added to" in text
+    assert "a factor of about 11 at $d_{\\text{model}} = 128$" in text
+
+
+def test_haviv_et_al_mechanism_is_a_conjecture(lesson_text):
+    """Haviv et al. (2022) conjecture that causal attention lets a token count its predecessors."""
+    text = _flat(lesson_text)
+    assert "the authors conjecture that the mask lets each token infer how many predecessors" in text
+    assert "If that is the mechanism, the signal is indirect" in text
+    assert "Decoders still use positional encoding because" not in text
+
+
+def test_the_base_is_not_called_a_frequency(lesson_text):
+    text = _flat(lesson_text)
+    assert "base frequency" not in text
+    assert "raising the base (the 10,000 in $\\omega_i = 1/10000^{2i/d_{\\text{model}}}$) slows every pair" in text
+    # a larger base lowers every omega_i but omega_0 = 1
+    slow, fast = posenc.frequencies(128, base=500_000.0), posenc.frequencies(128)
+    assert slow[0] == fast[0] == 1.0 and np.all(slow[1:] < fast[1:])
+
+
+def test_the_trend_not_a_rule_is_linked_two_sections_on(lesson_text):
+    """The dips are shown in "Shifting a position is a rotation", two sections after "Fast columns, slow columns"."""
+    headings = re.findall(r"^#{2,3} (.+)$", lesson_text, flags=re.M)
+    fast = headings.index("Fast columns, slow columns")
+    assert headings[fast + 2] == "Shifting a position is a rotation"
+    assert "[Shifting a position is a rotation](#shifting-a-position-is-a-rotation), two sections on," in _flat(
+        lesson_text
+    )
+    assert "the next section shows" not in lesson_text
+
+
+def test_no_cell_is_named_by_its_number(lesson_text):
+    assert not re.search(r"\bcells? \d", lesson_text)

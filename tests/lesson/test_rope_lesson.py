@@ -152,10 +152,67 @@ def test_cell3_pairings_are_a_permutation(run):
         "half(Px) == P interleaved(x): True",
         "same scores: True",
         "without P, the pairings differ: True",
+        "columns of W_Q, W_K permuted per head, same scores: True",
     ]
     perm = run.namespace["perm"]
     d = len(perm)
     assert list(perm) == [*range(0, d, 2), *range(1, d, 2)]
+
+
+def _interleaved_rope(x: np.ndarray) -> np.ndarray:
+    """RoFormer's pairs (x_2i, x_2i+1) of row m turned by m * theta_i, by plain complex numbers."""
+    d = x.shape[1]
+    out = np.empty_like(x)
+    for m, row in enumerate(x):
+        for i in range(d // 2):
+            z = complex(row[2 * i], row[2 * i + 1]) * cmath.exp(1j * m * 10000.0 ** (-2 * i / d))
+            out[m, 2 * i], out[m, 2 * i + 1] = z.real, z.imag
+    return out
+
+
+def _rotate_half_rope(x: np.ndarray) -> np.ndarray:
+    """Hugging Face's x * cos + rotate_half(x) * sin: pairs (x_i, x_i+d/2)."""
+    seq, d = x.shape
+    theta = 10000.0 ** (-np.arange(0, d, 2) / d)
+    angles = np.concatenate([np.arange(seq)[:, None] * theta] * 2, axis=1)
+    rotate_half = np.concatenate([-x[:, d // 2 :], x[:, : d // 2]], axis=1)
+    return x * np.cos(angles) + rotate_half * np.sin(angles)
+
+
+def _llama_permute(w: np.ndarray, n_heads: int) -> np.ndarray:
+    """transformers' convert_llama_weights_to_hf.permute, on a PyTorch-layout (out, in) weight:
+    w.view(n_heads, dim1 // n_heads // 2, 2, dim2).transpose(1, 2).reshape(dim1, dim2)."""
+    out, inp = w.shape
+    return w.reshape(n_heads, out // n_heads // 2, 2, inp).transpose(0, 2, 1, 3).reshape(out, inp)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_with_q_equal_x_w_q_the_permutation_is_of_columns_per_head(seed):
+    """Q = X W_Q (W_Q: d_model x heads*d): permuting W_Q's columns head by head turns interleaved RoPE
+    scores into half-pairing scores; in PyTorch's (out, in) layout that is transformers' row permute."""
+    rng = np.random.default_rng(seed)
+    n_heads, d, d_model, n = 3, 8, 12, 6
+    x = rng.normal(size=(n, d_model))
+    w_q, w_k = rng.normal(size=(2, d_model, n_heads * d))
+    p = [*range(0, d, 2), *range(1, d, 2)]
+    cols = [h * d + j for h in range(n_heads) for j in p]
+
+    def scores(wq, wk, rope):
+        q, k = x @ wq, x @ wk
+        return [rope(q[:, h * d : (h + 1) * d]) @ rope(k[:, h * d : (h + 1) * d]).T for h in range(n_heads)]
+
+    meta = scores(w_q, w_k, _interleaved_rope)
+    np.testing.assert_allclose(scores(w_q[:, cols], w_k[:, cols], _rotate_half_rope), meta, atol=1e-10)
+    # PyTorch stores the transpose; transformers' permute of its rows is the same column permutation here
+    np.testing.assert_array_equal(_llama_permute(w_q.T, n_heads).T, w_q[:, cols])
+
+
+def test_pairings_text_says_columns_per_head(lesson):
+    text = flat(lesson.text)
+    assert "a query's coordinates are the **columns** of $W_Q$, so $P$ reorders the columns of $W_Q$ and $W_K$" in text
+    assert "inside each head's block of $d$ columns" in text
+    assert "`src/transformers/models/llama/convert_llama_weights_to_hf.py`" in text
+    assert "permuting the rows of $W_Q$ and $W_K$ once" not in text
 
 
 def test_half_pairing_is_transformers_rotate_half():
@@ -677,10 +734,16 @@ def test_rope_scaling_names_against_transformers(lesson):
     assert set(posenc.ROPE_TYPES) - TRANSFORMERS_ROPE_TYPES == {"ntk"}
     assert TRANSFORMERS_ROPE_TYPES - set(posenc.ROPE_TYPES) == {"dynamic", "longrope"}
     text = flat(lesson.text)
-    listed = re.search(r"transformers' types \(`src/transformers/modeling_rope_utils.py`\) are (.+?)\. ", text)
+    listed = re.search(r"as of transformers 4\.43 \(July 2024, the release that added `llama3`\): (.+?)\. ", text)
     assert set(re.findall(r"`(\w+)`", listed[1])) == TRANSFORMERS_ROPE_TYPES
+    assert "`ROPE_INIT_FUNCTIONS` in `src/transformers/modeling_rope_utils.py`" in text
     assert 'posenc\'s `"ntk"` is not one of them' in text and "posenc has no `longrope`" in text
     assert "follows the same convention" not in text
+    assert "each method is a `rope_scaling` entry" not in text
+    # three of the four methods are transformers types, the fourth (NTK-aware) is not
+    four = {"linear", "ntk", "yarn", "llama3"}
+    assert len(four & TRANSFORMERS_ROPE_TYPES) == 3 and four - TRANSFORMERS_ROPE_TYPES == {"ntk"}
+    assert "Three of the four methods below are types of Hugging Face transformers' `rope_scaling` entry" in text
 
 
 def test_dynamic_ntk_changes_nothing_up_to_max_position_embeddings():
@@ -778,3 +841,82 @@ def test_every_combination_of_the_inputs_cell_counts_the_pairs_the_text_gives(le
             plt.close("all")
             kept, blended, interpolated = expected[name]
             assert out.getvalue() == f"{name}, s = {s:g}: {kept} kept, {blended} blended, {interpolated} interpolated\n"
+
+
+# --- corrections: wording checked against the sources ----------------------------------------------
+
+
+def test_slow_pairs_wrap_round_before_s_l_and_the_combination_is_new(lesson):
+    """LLaMA at s = 4: of the 23 slow pairs, 9 have lambda < 8,192 and come round to angle 0; 14 never do.
+    And no offset d >= L repeats the angles of an offset below L across the pairs."""
+    context, s = 2048, 4
+    wavelengths = [2 * math.pi * 10_000.0 ** (2 * i / 128) for i in range(64)]
+    slow = [w for w in wavelengths if w > context]
+    wrapped = [w for w in slow if w <= s * context - 1]  # offsets run up to sL - 1
+    assert (len(slow), len(wrapped), len(slow) - len(wrapped)) == (23, 9, 14)
+    # a wrapped pair revisits seen angles: at offset ceil(lambda) its angle is back inside [0, (L-1) theta]
+    for w in wrapped:
+        theta = 2 * math.pi / w
+        angle = (math.ceil(w) * theta) % (2 * math.pi)
+        assert angle <= (context - 1) * theta
+    # the combination: the angles of all pairs at an offset past L match those of no offset below L
+    theta = np.array([2 * math.pi / w for w in wavelengths])
+    seen = np.exp(1j * np.arange(context)[:, None] * theta)
+    for offset in (2048, 3000, 8191):
+        now = np.exp(1j * offset * theta)
+        assert np.abs(seen - now).max(axis=1).min() > 1e-3
+    text = flat(lesson.text)
+    assert "Run on $4L = 8{,}192$ tokens, 9 of them come round to angle 0 before the end and 14 never do" in text
+    assert "what is new past $L$ is the **combination**" in text
+
+
+def test_alibi_is_causal_in_the_paper_and_the_slope_rule_is_the_codes(lesson, run):
+    """Press et al. (2022) §3: bias m * [-(i-1), ..., -1, 0] for the keys j <= i; the rule for a head count
+    that is not a power of two is get_slopes' workaround in ofirpress/attention_with_linear_biases."""
+    text = flat(lesson.text)
+    assert "$m_h \\cdot [-(i-1), \\dots, -2, -1, 0]$" in text
+    assert "- m_h\\,(i - j) , \\qquad j \\le i" in text
+    assert "which a comment there calls a workaround" in text
+    assert "`get_slopes` in `fairseq/models/transformer.py` of ofirpress/attention_with_linear_biases" in text
+    assert "the paper's code takes" not in text and "paper's rule" not in text
+    # the causal lower triangle of posenc's symmetric bias is the paper's -m (i - j)
+    bias = posenc.alibi_bias(8, 6)
+    for h, m in enumerate(posenc.alibi_slopes(8)):
+        for i in range(6):
+            for j in range(i + 1):
+                assert bias[h, i, j] == pytest.approx(-m * (i - j))
+    # the paper's bias vector for query i (1-based) against keys 1..i
+    i = 6
+    paper = [-(i - 1 - j) * 0.5 for j in range(i)]
+    np.testing.assert_allclose(bias[0, i - 1, :i], paper)
+
+
+def test_qwen25_yarn_is_set_at_deployment_untrained(lesson):
+    """Qwen2.5 model cards, "Processing Long Texts": add rope_scaling {factor 4.0, original 32768, type yarn}
+    to config.json for inputs over 32,768 tokens; vLLM's static YaRN may hurt short texts, so add it only when
+    long contexts are needed."""
+    text = flat(lesson.text)
+    assert 'Qwen2.5\'s YaRN is an entry that its model card ("Processing Long Texts") asks you to add' in text
+    assert "with no training at the new length" in text
+    assert "usually followed by training" not in text
+    assert "The models that use them also train on longer sequences" not in text
+
+
+def test_the_last_cell_line_is_read_by_the_prose(lesson, run):
+    assert "LLaMA 3.1: kept 29 pairs, divided 29 by 8, blended 6" in run.printed[6]
+    assert "it keeps 29, divides 29 by 8 and blends only 6" in flat(lesson.text)
+    # why so few blended: wavelengths between L/4 and L at base 500,000
+    between = [i for i in range(64) if 8192 / 4 <= 2 * math.pi * 500_000.0 ** (2 * i / 128) <= 8192]
+    assert len(between) == 6
+
+
+def test_ntk_aware_is_a_larger_rope_theta(lesson):
+    """posenc's fixed ntk is the default frequencies at base * s^(d/(d-2)): in transformers a larger rope_theta."""
+    for d, s in [(128, 4.0), (64, 8.0)]:
+        ntk, _ = posenc.rope_frequencies(d, scaling={"rope_type": "ntk", "factor": s})
+        np.testing.assert_allclose(ntk, posenc.rope_frequencies(d, base=10_000.0 * s ** (d / (d - 2)))[0], rtol=1e-12)
+    assert "which a transformers configuration writes as a larger `rope_theta` instead" in flat(lesson.text)
+
+
+def test_no_cell_is_named_by_its_number(lesson):
+    assert not re.search(r"\bcells? \d", lesson.text)
