@@ -80,41 +80,42 @@ def test_every_cell_runs_as_at_build_time(tab, site_server, lesson):
     assert steps.check_cells_as_built(tab) >= 2
 
 
-def test_stop_ends_an_endless_loop_and_the_next_run_works(tab, site_server):
+@pytest.fixture
+def lesson_tab(tab, site_server):
+    """``tab`` with the first lesson open and its Python ready."""
+    steps.open_lesson(tab, site_server + LESSON)
+    return tab
+
+
+def test_stop_ends_an_endless_loop_and_the_next_run_works(lesson_tab):
     """A first visit: a cell that needs cell 1 says so; Stop restarts Python and offers the cells above."""
-    steps.open_lesson(tab, site_server + LESSON)
-    steps.name_error_points_above_and_runs_the_cells_above(tab)
-    steps.stop_then_run(tab)
-    steps.restart_offers_the_cells_above(tab)
+    steps.name_error_points_above_and_runs_the_cells_above(lesson_tab)
+    steps.stop_then_run(lesson_tab)
+    steps.restart_offers_the_cells_above(lesson_tab)
 
 
-def test_an_exercise_starter_fails_and_its_solution_passes_then_a_quiz_answer(tab, site_server):
-    steps.open_lesson(tab, site_server + LESSON)
-    steps.exercise_starter_then_solution(tab, exercise_check.PASSED)
-    steps.quiz_answers(tab)
+def test_an_exercise_starter_fails_and_its_solution_passes_then_a_quiz_answer(lesson_tab):
+    steps.exercise_starter_then_solution(lesson_tab, exercise_check.PASSED)
+    steps.quiz_answers(lesson_tab)
 
 
-def test_the_rest_of_the_stdlib_imports_on_first_use(tab, site_server):
-    steps.open_lesson(tab, site_server + LESSON)
-    steps.stdlib_outside_the_boot(tab)
+def test_the_rest_of_the_stdlib_imports_on_first_use(lesson_tab):
+    steps.stdlib_outside_the_boot(lesson_tab)
 
 
-def test_inputs_rerun_a_cell_and_show_pre_rendered_output(tab, site_server):
-    steps.open_lesson(tab, site_server + LESSON)
-    steps.inputs_rerun_the_cell(tab)
-    steps.open_lesson(tab, site_server + "lessons/33-rope-long-context/")
-    steps.inputs_show_pre_rendered_output(tab)
+def test_inputs_rerun_a_cell_and_show_pre_rendered_output(lesson_tab, site_server):
+    steps.inputs_rerun_the_cell(lesson_tab)
+    steps.open_lesson(lesson_tab, site_server + "lessons/33-rope-long-context/")
+    steps.inputs_show_pre_rendered_output(lesson_tab)
 
 
-def test_figures_follow_the_palette(tab, site_server):
-    steps.open_lesson(tab, site_server + LESSON)
-    steps.figures_follow_the_palette(tab)
+def test_figures_follow_the_palette(lesson_tab):
+    steps.figures_follow_the_palette(lesson_tab)
 
 
-def test_an_edit_is_kept_across_a_reload(tab, site_server):
-    steps.open_lesson(tab, site_server + LESSON)
-    steps.setup_shown_on_request(tab)
-    steps.edit_kept_across_reload(tab)
+def test_an_edit_is_kept_across_a_reload(lesson_tab):
+    steps.setup_shown_on_request(lesson_tab)
+    steps.edit_kept_across_reload(lesson_tab)
 
 
 def test_with_the_server_gone_a_reload_loads_the_lesson_and_a_cell_runs(tab, engine, built_site, server_that_goes):
