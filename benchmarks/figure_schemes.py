@@ -35,7 +35,9 @@ def light_only_runner(folder: Path) -> dict[str, Path]:
     """The build's runner files, with a runner that saves each figure in the light scheme only."""
     runner = folder / "runner_light_only.py"
     source = execute.BUILD_PYTHON_FILES["course_build_python.py"].read_text()
-    runner.write_text(source.replace("set_figure_schemes(SCHEMES)", 'set_figure_schemes(["default"])'))
+    light = source.replace("Session(schemes=SCHEMES,", 'Session(schemes=("default",),')
+    assert light != source, "build_python.start no longer makes its Session(schemes=SCHEMES, …)"
+    runner.write_text(light)
     return {**execute.BUILD_PYTHON_FILES, "course_build_python.py": runner}
 
 

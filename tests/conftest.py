@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import ModuleType
 from typing import ClassVar
 from urllib.parse import urlparse
 
@@ -330,25 +329,6 @@ def make_executor(local_python: site_assets.LocalPython, tmp_path: Path):
         return PageExecutor(tmp_path, python, settings, timeout)
 
     return make
-
-
-@pytest.fixture(scope="session")
-def load_py_asset():
-    """``load(name)``: a fresh copy of the browser's Python module ``assets/py/<name>.py``, run in CPython.
-
-    Each call gives its own module object (``<name>_under_test``), so module state set by one
-    test file (a course's module hint, a patched ``plt.show``) does not leak into another.
-    """
-    folder = ROOT / "src" / "course_site" / "course_site" / "assets" / "py"
-
-    def load(name: str) -> ModuleType:
-        spec = importlib.util.spec_from_file_location(f"{name}_under_test", folder / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module  # dataclasses look their module up
-        spec.loader.exec_module(module)
-        return module
-
-    return load
 
 
 @pytest.fixture(scope="session")

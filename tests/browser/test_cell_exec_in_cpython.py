@@ -13,12 +13,14 @@ from pathlib import Path
 
 import pytest
 
-RUNTIME = Path(__file__).resolve().parents[2] / "src/course_site/course_site/assets/py/cell_exec.py"
+from course_kernel import cell_exec, figures
+
+RUNTIME = Path(cell_exec.__file__)
 
 
 @pytest.fixture(scope="module")
-def runtime(load_py_asset):
-    return load_py_asset("cell_exec")
+def runtime():
+    return cell_exec
 
 
 class Recorder:
@@ -224,7 +226,7 @@ def test_figures_keep_a_chosen_layout_and_crop_the_others(runtime, plt):
     ok, emit, _ = run(runtime, code)
     assert ok
     sizes = [png_size(payload["png"]) for kind, payload in emit.events if kind == "figure"]
-    dpi = runtime.FIGURE_DPI
+    dpi = figures.FIGURE_DPI
     # Cropped to its content (tight), so not the 4 x 2 in canvas; the two laid-out ones are saved as they are.
     assert sizes[0] != (4 * dpi, 2 * dpi)
     assert sizes[1:] == [(4 * dpi, 2 * dpi)] * 2
@@ -235,7 +237,7 @@ def test_posenc_figures_are_laid_out(runtime, plt):
     import posenc.plot
 
     for fig in (posenc.plot.heatmap(posenc.sinusoidal(8, 8)), posenc.plot.compare(8, 8)):
-        assert runtime.laid_out(fig)
+        assert figures.laid_out(fig)
 
 
 def test_figures_come_after_the_result(runtime, plt):

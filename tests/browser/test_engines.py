@@ -16,8 +16,9 @@ from __future__ import annotations
 import engines
 import pytest
 import steps
-from course_py import exercise_check
 from page_fixture import LESSON, LESSONS
+
+from course_kernel import exercise_check
 
 pytestmark = pytest.mark.browser
 

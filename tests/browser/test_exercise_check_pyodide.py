@@ -1,29 +1,28 @@
 """exercise_check in real Pyodide gives the verdicts the build's CPython proof gives.
 
 The page loads the verified Pyodide files and numpy from pyodide_assets/ (no
-network), writes cell_exec.py and exercise_check.py into its file system
-as the worker does, and runs each exercise's solution and starter through
+network), writes the package ``course_kernel`` (but the worker's bridge) into its
+file system as the worker does, and runs each exercise's solution and starter through
 ``exercise_check.run_exercise``.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 from site_project import EXERCISE_PAGE as PAGE  # the build-time tests' exercise
 
+from course_kernel import cell_exec, exercise_check
+from course_site.contract import BRIDGE, PYTHON_FILES
 from course_site.exercises import parse_exercises
 from course_site.fences import scan
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
-PY_DIR = ROOT / "src/course_site/course_site/assets/py"
 PYODIDE = ROOT / "pyodide_assets"
 LOAD_TIMEOUT_MS = 180_000  # cold Pyodide and numpy on a busy 2-core machine
 
@@ -65,11 +64,14 @@ PAGE_HTML = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title
 RUN = """async ([sources, cases]) => {
   const py = await loadPyodide({ indexURL: "./", lockFileURL: "./pyodide-lock.json" });
   await py.loadPackage("numpy");
-  py.FS.mkdirTree("/home/pyodide/.course");
-  for (const [name, text] of Object.entries(sources)) py.FS.writeFile(`/home/pyodide/.course/${name}`, text);
+  for (const [name, text] of Object.entries(sources)) {
+    const path = `/home/pyodide/.course/${name}`; // course_kernel/cell_exec.py, as the worker writes it
+    py.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
+    py.FS.writeFile(path, text);
+  }
   py.runPython("import sys; sys.path.insert(0, '/home/pyodide/.course')");
   const verdict = py.runPython(`
-import cell_exec, exercise_check
+from course_kernel import cell_exec, exercise_check
 def verdict(setup, code, check):
     result = exercise_check.run_exercise(setup, code, check, run_cell=cell_exec.run_cell, emit=lambda *_: None)
     return [result.passed, result.message]
@@ -79,15 +81,7 @@ verdict`);
 
 
 def _cpython_verdict(setup: str, code: str, check: str) -> list:
-    modules = {}
-    for name in ("cell_exec", "exercise_check"):
-        spec = importlib.util.spec_from_file_location(f"{name}_cpython", PY_DIR / f"{name}.py")
-        modules[name] = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = modules[name]
-        spec.loader.exec_module(modules[name])
-    result = modules["exercise_check"].run_exercise(
-        setup, code, check, run_cell=modules["cell_exec"].run_cell, emit=lambda *_: None
-    )
+    result = exercise_check.run_exercise(setup, code, check, run_cell=cell_exec.run_cell, emit=lambda *_: None)
     return [result.passed, result.message]
 
 
@@ -104,7 +98,7 @@ def pyodide_url(serve, tmp_path_factory):
 def test_pyodide_and_cpython_agree_on_every_solution_and_starter(open_page, pyodide_url):
     exercises = parse_exercises(scan(LESSON, "lessons/test.md"))
     cases = [(e.setup, code, e.check) for e in exercises for code in (e.solution, e.starter)]
-    sources = {f"{name}.py": (PY_DIR / f"{name}.py").read_text() for name in ("cell_exec", "exercise_check")}
+    sources = {name: path.read_text() for name, path in PYTHON_FILES.items() if name != BRIDGE}
 
     page = open_page(pyodide_url)
     page.set_default_timeout(LOAD_TIMEOUT_MS)

@@ -14,10 +14,10 @@ import re
 from pathlib import Path
 
 import pytest
-from course_py import cell_exec, exercise_check
 from page_fixture import LESSON, LESSONS, LOAD_TIMEOUT_MS, get_code, guarded_page, run, set_code, wait_for_editor
 from playwright.sync_api import expect
 
+from course_kernel import cell_exec, exercise_check
 from course_site.exercises import Exercise, parse_exercises
 from course_site.fences import scan
 

@@ -110,7 +110,7 @@ test("each message type has a name of its own", () => {
 });
 
 test("the results and errors are named as Python's cell_exec emits them, the others as the page reads them", () => {
-  const cellExec = read("src/course_site/course_site/assets/py/cell_exec.py");
+  const cellExec = read("src/course_site/course_kernel/cell_exec.py");
   for (const kind of [MessageType.RESULT, MessageType.ERROR]) assert.ok(cellExec.includes(`self.emit("${kind}"`), kind);
   assert.deepEqual(MessageType, {
     INTERRUPT_BUFFER: "interrupt-buffer", RUN: "run", CANCEL: "cancel", PREFETCH: "prefetch", SNAPSHOT: "snapshot",

@@ -11,11 +11,12 @@ import matplotlib.pyplot as plt
 
 import posenc
 import posenc.plot
+from course_kernel import figures
 
 
 @pytest.fixture(scope="module")
-def figure_alt(load_py_asset):
-    yield load_py_asset("cell_exec")._figure_alt
+def figure_alt():
+    yield figures.alt_text
     plt.close("all")
 
 

@@ -1,7 +1,7 @@
 """Notebook habits in cells, in CPython: top-level ``await``, ``plt.show()``, threads, ``sys.exit``.
 
 The module under test is the one the Pyodide worker runs and the build
-imports (issue 12, items 3, 4 and 7).
+imports (``course_kernel.cell_exec``).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from course_site.execute import PY_ASSETS
+from course_kernel import cell_exec as kernel
 
-CELL_EXEC = PY_ASSETS / "cell_exec.py"
+CELL_EXEC = kernel.__file__
 
 
 def complete(coroutine):
@@ -28,8 +28,8 @@ def complete(coroutine):
 
 
 @pytest.fixture(scope="module")
-def cell_exec(load_py_asset):
-    return load_py_asset("cell_exec")
+def cell_exec():
+    return kernel
 
 
 class Outputs:
@@ -331,9 +331,7 @@ def test_a_host_can_stop_an_awaiting_cell_by_cancelling_its_task(cell_exec):
 def test_os_exit_in_a_cell_keeps_what_was_printed():
     # stdout is a pipe here, so block-buffered: without a flush, os._exit would drop the text.
     program = (
-        "import importlib.util, sys\n"
-        f"spec = importlib.util.spec_from_file_location('cell_exec', {str(CELL_EXEC)!r})\n"
-        "cell_exec = importlib.util.module_from_spec(spec); spec.loader.exec_module(cell_exec)\n"
+        "from course_kernel import cell_exec\n"
         "code = \"import os\\nprint('last words', end='')\\nos._exit(3)\"\n"
         "cell_exec.run_cell(code, {}, filename='<cell 1>', emit=print)\n"
     )
@@ -341,3 +339,12 @@ def test_os_exit_in_a_cell_keeps_what_was_printed():
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env, check=False)
     assert done.returncode == 3
     assert done.stdout == "last words"
+
+
+def test_docstring_examples():
+    import doctest
+
+    from course_kernel import figures
+
+    for module in (kernel, figures):
+        assert doctest.testmod(module).failed == 0

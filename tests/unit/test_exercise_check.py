@@ -11,15 +11,17 @@ import sys
 import numpy as np
 import pytest
 
-
-@pytest.fixture(scope="module")
-def check(load_py_asset):
-    return load_py_asset("exercise_check")
+from course_kernel import cell_exec, exercise_check
 
 
 @pytest.fixture(scope="module")
-def runtime(load_py_asset):
-    return load_py_asset("cell_exec")
+def check():
+    return exercise_check
+
+
+@pytest.fixture(scope="module")
+def runtime():
+    return cell_exec
 
 
 def learner(**names):

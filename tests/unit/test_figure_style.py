@@ -1,4 +1,4 @@
-"""Figures in the page's colour scheme (assets/py/figure_style.py and cell_exec's figure PNGs), in CPython."""
+"""Figures in the page's colour scheme (``course_kernel.figure_style`` and the PNGs of a cell's figures), in CPython."""
 
 from __future__ import annotations
 
@@ -13,18 +13,19 @@ import matplotlib.pyplot as plt
 from matplotlib.colors import to_rgb
 from PIL import Image
 
-
-@pytest.fixture
-def style(load_py_asset):
-    return load_py_asset("figure_style")
+from course_kernel import cell_exec as kernel
+from course_kernel import figure_style, figures
 
 
 @pytest.fixture
-def cell_exec(load_py_asset):
-    module = load_py_asset("cell_exec")
+def style():
+    return figure_style
+
+
+@pytest.fixture
+def cell_exec():
     plt.close("all")  # a cell shows every open figure
-    yield module
-    module.set_figure_schemes(["default"])
+    yield kernel
     plt.close("all")
 
 
@@ -65,32 +66,32 @@ def test_the_default_scheme_leaves_the_figure_as_drawn(style):
 
 
 def test_the_build_gets_each_figure_light_and_dark(cell_exec):
-    cell_exec.set_figure_schemes(["default", "slate"])
-    figures = []
+    shown = []
     ok = cell_exec.run_cell(
         "import matplotlib.pyplot as plt\nfig, ax = plt.subplots(figsize=(5, 3))\nax.plot([1, 2, 1])",
         {},
         filename="<cell 1>",
-        emit=lambda kind, payload: figures.append(payload) if kind == "figure" else None,
+        emit=lambda kind, payload: shown.append(payload) if kind == "figure" else None,
+        session=cell_exec.Session(schemes=("default", "slate")),
     )
     assert ok
-    [figure] = figures
+    [figure] = shown
     assert figure["scheme"] == "default"
     assert luminance(figure["png"]) > 0.8  # white paper
     assert luminance(figure["png_dark"]) < 0.2  # Material's slate
-    assert figure["text_px"] == pytest.approx(10 * cell_exec.FIGURE_DPI / 72, abs=0.01)  # 10 pt ticks
+    assert figure["text_px"] == pytest.approx(10 * figures.FIGURE_DPI / 72, abs=0.01)  # 10 pt ticks
 
 
 def test_a_run_in_the_dark_scheme_draws_its_figure_dark_only(cell_exec):
-    cell_exec.set_figure_schemes(["slate"])
-    figures = []
+    shown = []
     cell_exec.run_cell(
         "import matplotlib.pyplot as plt\nplt.plot([1, 2])",
         {},
         filename="<cell 1>",
-        emit=lambda kind, payload: figures.append(payload) if kind == "figure" else None,
+        emit=lambda kind, payload: shown.append(payload) if kind == "figure" else None,
+        session=cell_exec.Session(schemes=("slate",)),
     )
-    [figure] = figures
+    [figure] = shown
     assert figure["scheme"] == "slate" and "png_dark" not in figure
     assert luminance(figure["png"]) < 0.2
 

@@ -11,10 +11,7 @@ from pathlib import Path
 
 import pytest
 
-PY = Path(__file__).resolve().parents[2] / "src/course_site/course_site/assets/py"
-spec = importlib.util.spec_from_file_location("stdlib_finder_under_test", PY / "stdlib_finder.py")
-stdlib_finder = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(stdlib_finder)
+from course_kernel import stdlib_finder
 
 OFFICIAL = {  # a tiny "official stdlib": a module, a package and its submodule
     "course_rest_mod.py": "VALUE = 42\n",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-import importlib.util
+import importlib
 import sys
 import types
 import zipfile
@@ -17,8 +17,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-
-PY = Path(__file__).resolve().parents[2] / "src/course_site/course_site/assets/py"
 
 
 class Host:
@@ -41,13 +39,6 @@ def complete(coroutine):
         return pool.submit(asyncio.run, coroutine).result()
 
 
-def _load(name: str, path: Path) -> types.ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture
 def bridge(monkeypatch):
     host = Host()
@@ -62,17 +53,12 @@ def bridge(monkeypatch):
     monkeypatch.setitem(sys.modules, "_course_host", host_module)
     monkeypatch.setitem(sys.modules, "pyodide", pyodide)
     monkeypatch.setitem(sys.modules, "pyodide.ffi", ffi)
-    monkeypatch.setitem(sys.modules, "cell_exec", _load("cell_exec", PY / "cell_exec.py"))
-    monkeypatch.setitem(sys.modules, "stdlib_finder", _load("stdlib_finder", PY / "stdlib_finder.py"))
-    # Registered before it runs: its dataclass looks its module up in sys.modules.
-    check = importlib.util.module_from_spec(
-        importlib.util.spec_from_file_location("exercise_check", PY / "exercise_check.py")
-    )
-    monkeypatch.setitem(sys.modules, "exercise_check", check)
-    check.__spec__.loader.exec_module(check)
     monkeypatch.setattr(builtins, "input", builtins.input)  # the bridge installs the input guard
     monkeypatch.setenv("MPLBACKEND", "agg")
-    module = _load("worker_bridge_under_test", PY / "worker_bridge.py")
+    # Imported afresh (then forgotten): importing it installs its stdlib finder and the zip caches' patch.
+    monkeypatch.delitem(sys.modules, "course_kernel.worker_bridge", raising=False)
+    module = importlib.import_module("course_kernel.worker_bridge")
+    monkeypatch.delitem(sys.modules, "course_kernel.worker_bridge")
     monkeypatch.setattr(module, "__main__", types.ModuleType("__main__"))
     module.host = host
     return module
@@ -123,11 +109,25 @@ def test_figure_goes_to_js_as_converted_bytes(bridge):
     assert bridge.host.sent == [("figure", ("js", b"\x89PNG"), "a plot", "slate", 13.89)]
 
 
-def test_the_page_scheme_chooses_how_the_next_figures_are_drawn(bridge):
-    bridge.set_figure_scheme("slate")
-    assert bridge.cell_exec._figure_schemes == ("slate",)
-    bridge.set_figure_scheme("neon")  # not a scheme of the page: the light one
-    assert bridge.cell_exec._figure_schemes == ("default",)
+def test_each_run_draws_its_figures_in_the_scheme_it_gives(bridge):
+    import matplotlib.pyplot as plt
+
+    plt.close("all")  # a run shows every open figure
+    code = "import matplotlib.pyplot as plt\nplt.plot([1, 2]);"
+    for scheme, drawn in (("slate", "slate"), ("neon", "default"), ("default", "default")):  # neon: not the page's
+        bridge.host.sent.clear()
+        assert bridge.run(code, "", "<cell 1>", "", scheme) is True
+        [(kind, _png, _alt, sent_scheme, _px)] = bridge.host.sent
+        assert (kind, sent_scheme) == ("figure", drawn)
+
+
+def test_a_run_leaves_no_setting_for_the_next(bridge):
+    code = "import not_a_module"
+    assert bridge.run(code, "", "<cell 1>", "", "slate", "module {name!r} is not shipped here") is False
+    assert bridge.run(code, "", "<cell 2>") is False
+    first, second = (text for _kind, text in bridge.host.sent)
+    assert "is not shipped here" in first and "is not shipped here" not in second
+    assert "module 'not_a_module' is not available in this course" in second
 
 
 def test_input_guard_is_installed(bridge):
@@ -146,10 +146,16 @@ def test_a_cell_that_awaits_gives_an_awaitable_that_runs_it(bridge):
 
 
 def test_the_course_module_hint_reaches_cell_exec(bridge):
-    bridge.set_module_hint("module {name!r} is not shipped here")
-    assert bridge.run("import not_a_module", "", "<cell 1>") is False
+    assert (
+        bridge.run("import not_a_module", "", "<cell 1>", "", "default", "module {name!r} is not shipped here") is False
+    )
     kind, text = bridge.host.sent[0]
     assert kind == "error" and "module 'not_a_module' is not shipped here" in text
+
+
+def test_an_exercise_gets_the_course_module_hint_too(bridge):
+    verdict = bridge.run_exercise("import not_a_module", "", "assert True", "<cell 2>", "slate", "not here: {name}")
+    assert verdict["ok"] is False and "not here: not_a_module" in bridge.host.sent[0][1]
 
 
 def test_extra_packages_from_module_references(bridge):

@@ -1,9 +1,8 @@
 """Run one course cell the way a notebook/REPL does.
 
-Shared by the browser (the Pyodide worker imports it from
-``assets/course/py/cell_exec.py``) and by the site build (the MkDocs
-plugin imports it in CPython to precompute outputs).  Pure standard library;
-nothing here imports ``js`` or ``pyodide``.
+Shared by the browser's worker (``course_kernel.worker_bridge``), by the build's
+Python under Node (``node/build_python.py``) and by the plugin in CPython.  Pure
+standard library; nothing here imports ``js`` or ``pyodide``.
 
 The host owns stdout/stderr (the worker streams them with ``setStdout``; the
 build redirects ``sys.stdout``).  Everything else a cell produces goes through
@@ -15,12 +14,15 @@ build redirects ``sys.stdout``).  Everything else a cell produces goes through
     a traceback trimmed to the learner's frames, plus the exception line.
 ``("figure", {"png": bytes, "alt": str, "scheme": str, "text_px": float, "png_dark": bytes?})``
     every open matplotlib figure, in order (then closed): at each
-    ``plt.show()`` and after the cell. ``png`` is drawn for the first of the
-    colour schemes that :func:`set_figure_schemes` chose (``scheme``: Material's
-    ``default`` or ``slate``); the build asks for both, and ``png_dark`` is the
-    ``slate`` one (``figure_style.py``). ``text_px`` is the height of its smallest
-    text in the PNG's pixels (its font size), so that a page can tell how tall its text
-    is as shown.
+    ``plt.show()`` and after the cell (``figures.figure``). ``png`` is drawn for the
+    first of the run's :attr:`Session.schemes` (``scheme``: Material's ``default`` or
+    ``slate``); the build asks for both, and ``png_dark`` is the ``slate`` one
+    (``figure_style.py``). ``text_px`` is the height of its smallest text in the PNG's
+    pixels (its font size), so that a page can tell how tall its text is as shown.
+
+What a host decides for a run (the figures' colour schemes, the note on a missing
+module) is a :class:`Session`, passed to each run; this module keeps no setting
+between runs.
 
 A cell that awaits at top level (``await``, ``async for``, ``async with``, as
 in Jupyter) makes :func:`run_cell` return a coroutine instead of a bool: the
@@ -37,38 +39,35 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import contextvars
 import functools
 import importlib.abc
 import importlib.util
 import inspect
-import io
 import linecache
 import os
-import re
 import sys
 import traceback
 from collections.abc import Callable, Coroutine, Iterable, Iterator
+from dataclasses import dataclass
 from types import CodeType, ModuleType
 from typing import Any, NoReturn
 
+from course_kernel import figures
+
 __all__ = [
     "THREAD_HINT",
+    "Session",
     "install_input_guard",
     "module_references",
     "run_cell",
     "run_cells",
-    "set_figure_schemes",
-    "set_module_hint",
 ]
 
 Emit = Callable[[str, object], None]
 
 #: What running a cell gives: True/False at once, or a coroutine giving it (a cell that awaits).
 Outcome = bool | Coroutine[Any, Any, bool]
-
-#: Note added to an uncaught ``ModuleNotFoundError``; ``{name}`` is the module.
-#: The host sets the course's own with :func:`set_module_hint` (the plugin's ``module_hint``).
-_module_hint = "module {name!r} is not available in this course"
 
 #: Message of the ``RuntimeError`` raised by ``input()`` once the guard is installed.
 _INPUT_MESSAGE = "input() is not available in the course's cells; set the value in code instead, e.g. name = 'Ada'"
@@ -83,22 +82,26 @@ _NO_THREAD_MESSAGE = "can't start new thread"
 # kept in tracebacks (a function defined in one cell may fail when called in another).
 _CELL_FILES: set[str] = set()
 
-FIGURE_DPI = 100
-#: The colour schemes each figure is saved in (Material's "default" and/or "slate"), in order.
-_figure_schemes: tuple[str, ...] = ("default",)
-FIGURE_ALT_ATTRIBUTE = "alt_text"  # fig.alt_text = "…": the author's own alt text for a figure
 
+@dataclass(frozen=True)
+class Session:
+    """What a host decides for its runs: passed to :func:`run_cell` and :func:`run_cells`.
 
-def set_figure_schemes(schemes: Iterable[str]) -> None:
-    """Save each figure in these colour schemes: the page's one in the browser, both at build time."""
-    global _figure_schemes
-    _figure_schemes = tuple(schemes) or ("default",)
+    ``schemes``: the colour schemes each figure is saved in, Material's ``default`` and/or
+    ``slate``, the first one sent as ``png`` (the page's own in the browser, both at build time).
+    ``module_hint``: the note on an uncaught ``ModuleNotFoundError``; ``{name}`` is the module
+    (the plugin's ``module_hint``).
 
+    >>> Session(schemes=("slate",)).schemes
+    ('slate',)
+    """
 
-def set_module_hint(text: str) -> None:
-    """Use ``text`` as the note on an uncaught ``ModuleNotFoundError``; ``{name}`` is the module."""
-    global _module_hint
-    _module_hint = text
+    schemes: tuple[str, ...] = ("default",)
+    module_hint: str = "module {name!r} is not available in this course"
+
+    def __post_init__(self) -> None:
+        known = tuple(scheme for scheme in self.schemes if scheme in figures.SCHEME_ORDER)
+        object.__setattr__(self, "schemes", known or ("default",))
 
 
 def module_references(code: str) -> set[str]:
@@ -145,6 +148,7 @@ def run_cell(
     *,
     filename: str,
     emit: Emit,
+    session: Session = Session(),
 ) -> Outcome:
     """Execute ``code`` in ``namespace``; give True if no exception escaped.
 
@@ -154,15 +158,16 @@ def run_cell(
     An exception is emitted as ``("error", traceback_text)`` with line numbers
     relative to ``code`` (1-based); ``SystemExit`` as its last line only.
     ``plt.show()`` emits every open figure at that point as
-    ``("figure", {"png", "alt"})`` and closes it; afterwards, the figures still
-    open are emitted and closed the same way — also after an error.
+    ``("figure", {"png", "alt", …})`` and closes it; afterwards, the figures still
+    open are emitted and closed the same way — also after an error. ``session``
+    gives the figures' colour schemes and the note on a missing module.
 
     A cell that awaits at top level (``await``, ``async for``, ``async with``)
     is not run yet: the return value is then a coroutine that runs it, with
     the same outputs, and gives the same bool. Any other cell runs at once.
     """
     _register_source(filename, code)
-    run = _CellRun(emit)
+    run = _CellRun(emit, session)
     try:
         body, last = _compile_cell(code, filename)
     except BaseException as exc:
@@ -173,7 +178,9 @@ def run_cell(
     return run.run(body, last, namespace)
 
 
-def run_cells(sources: Iterable[tuple[str, str]], namespace: dict[str, Any], *, emit: Emit) -> Outcome:
+def run_cells(
+    sources: Iterable[tuple[str, str]], namespace: dict[str, Any], *, emit: Emit, session: Session = Session()
+) -> Outcome:
     """Run ``(code, filename)`` pairs with :func:`run_cell` in order, up to the first that fails.
 
     True if all succeeded. Synchronous as long as no cell awaits at top level;
@@ -181,21 +188,25 @@ def run_cells(sources: Iterable[tuple[str, str]], namespace: dict[str, Any], *, 
     """
     pending = iter(sources)
     for code, filename in pending:
-        outcome = run_cell(code, namespace, filename=filename, emit=emit)
+        outcome = run_cell(code, namespace, filename=filename, emit=emit, session=session)
         if not isinstance(outcome, bool):
-            return _await_in_order(outcome, pending, namespace, emit)
+            return _await_in_order(outcome, pending, namespace, emit, session)
         if not outcome:
             return False
     return True
 
 
 async def _await_in_order(
-    first: Coroutine[Any, Any, bool], rest: Iterator[tuple[str, str]], namespace: dict[str, Any], emit: Emit
+    first: Coroutine[Any, Any, bool],
+    rest: Iterator[tuple[str, str]],
+    namespace: dict[str, Any],
+    emit: Emit,
+    session: Session,
 ) -> bool:
     if not await first:
         return False
     for code, filename in rest:
-        outcome = run_cell(code, namespace, filename=filename, emit=emit)
+        outcome = run_cell(code, namespace, filename=filename, emit=emit, session=session)
         if not (outcome if isinstance(outcome, bool) else await outcome):
             return False
     return True
@@ -204,8 +215,9 @@ async def _await_in_order(
 class _CellRun:
     """One run of one cell: where its output goes, and whether something failed."""
 
-    def __init__(self, emit: Emit) -> None:
+    def __init__(self, emit: Emit, session: Session) -> None:
         self.emit = emit
+        self.session = session
         self.ok = True
         self.figures = 0  # figures emitted so far (they are numbered across plt.show() calls)
 
@@ -234,14 +246,13 @@ class _CellRun:
     @contextlib.contextmanager
     def _running(self) -> Iterator[None]:
         """Make this run the one that ``plt.show()`` emits to, while it runs."""
-        global _current_run
         _show_figures_on_pyplot_show()
         _flush_std_before_os_exit()
-        outer, _current_run = _current_run, self
+        token = _CURRENT_RUN.set(self)
         try:
             yield
         finally:
-            _current_run = outer
+            _CURRENT_RUN.reset(token)
 
     def show_result(self, value: object, namespace: dict[str, Any]) -> None:
         if value is not None:
@@ -252,7 +263,7 @@ class _CellRun:
     def fail(self, exc: BaseException) -> None:
         self.ok = False
         _flush_std()
-        self.emit("error", _format_exception(exc))
+        self.emit("error", _format_exception(exc, self.session.module_hint))
 
     def show_figures(self) -> None:
         """Emit and close all open matplotlib figures (an error for one that cannot be saved).
@@ -265,20 +276,14 @@ class _CellRun:
             return
         try:
             for num in plt.get_fignums():
-                fig = plt.figure(num)
                 try:
-                    pngs = _figure_pngs(fig)
+                    shown = figures.figure(plt.figure(num), self.figures + 1, self.session.schemes)
                 except Exception as exc:
                     self.fail(exc)
                     continue
                 self.figures += 1
                 _flush_std()
-                scheme = _figure_schemes[0]
-                alt = _figure_alt(fig, self.figures)
-                figure = {"png": pngs[scheme], "alt": alt, "scheme": scheme, "text_px": _smallest_text_px(fig)}
-                if len(pngs) > 1 and "slate" in pngs:
-                    figure["png_dark"] = pngs["slate"]
-                self.emit("figure", figure)
+                self.emit("figure", shown)
         finally:
             plt.close("all")
 
@@ -288,8 +293,8 @@ class _CellRun:
         return self.ok
 
 
-# The run whose cell is executing now: plt.show() emits its figures there.
-_current_run: _CellRun | None = None
+#: The run whose cell is executing now, in this thread or task: ``plt.show()`` emits its figures there.
+_CURRENT_RUN: contextvars.ContextVar[_CellRun | None] = contextvars.ContextVar("cell_run", default=None)
 
 
 def _compile_cell(code: str, filename: str) -> tuple[CodeType | None, CodeType | None]:
@@ -318,14 +323,14 @@ async def _evaluate(code: CodeType, namespace: dict[str, Any]) -> object:
     return await value if _awaits(code) else value
 
 
-def _format_exception(exc: BaseException) -> str:
+def _format_exception(exc: BaseException, module_hint: str) -> str:
     """Traceback text of ``exc`` limited to frames of code run by :func:`run_cell`.
 
     ``SystemExit`` (``sys.exit()``, ``exit()``) is its last line only, as in
     IPython: the cell stopped, Python did not.
     """
     if isinstance(exc, ModuleNotFoundError) and exc.name:
-        _add_note_once(exc, _module_hint.format(name=exc.name.partition(".")[0]))
+        _add_note_once(exc, module_hint.format(name=exc.name.partition(".")[0]))
     if isinstance(exc, RuntimeError) and str(exc) == _NO_THREAD_MESSAGE:
         _add_note_once(exc, THREAD_HINT)
     if isinstance(exc, SystemExit):
@@ -380,9 +385,10 @@ def _pyplot_show(*args: Any, **kwargs: Any) -> None:
     Agg's own show only warns that it cannot show anything. Outside a cell,
     matplotlib's show runs.
     """
-    if _current_run is None:
+    run = _CURRENT_RUN.get()
+    if run is None:
         return _pyplot_show.__wrapped__(*args, **kwargs)
-    _current_run.show_figures()
+    run.show_figures()
     return None
 
 
@@ -406,117 +412,6 @@ class _PyplotImportHook(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         module.__loader__ = module.__spec__.loader = self._loader
         self._loader.exec_module(module)
         _patch_pyplot_show(module)
-
-
-def _figure_pngs(fig: Any) -> dict[str, bytes]:
-    """``fig`` as a PNG in each colour scheme of ``_figure_schemes`` (``figure_style.restyle`` recolours it)."""
-    pngs = {}
-    # "tight" draws the figure twice: only for figures whose layout nobody chose.
-    tight = None if laid_out(fig) else "tight"
-    for scheme in sorted(_figure_schemes, key=("default", "slate").index):  # restyling goes one way
-        if scheme != "default":
-            _figure_style().restyle(fig, scheme)
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=FIGURE_DPI, bbox_inches=tight)
-        pngs[scheme] = buf.getvalue()
-    return pngs
-
-
-def _smallest_text_px(fig: Any) -> float:
-    """The font size, in the PNG's pixels, of the figure's smallest visible text (0.0 without text)."""
-    from matplotlib.text import Text
-
-    sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
-    return round(min(sizes) * FIGURE_DPI / 72, 2) if sizes else 0.0
-
-
-def _figure_style() -> ModuleType:
-    """``figure_style.py``, which lies beside this file (imported by name where the host put both on the path)."""
-    try:
-        import figure_style
-    except ImportError:  # this file was loaded by its path (the tests): load its neighbour the same way
-        path = os.path.join(os.path.dirname(__file__), "figure_style.py")
-        spec = importlib.util.spec_from_file_location("figure_style", path)
-        figure_style = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(figure_style)
-    return figure_style
-
-
-def laid_out(fig: Any) -> bool:
-    """Whether a figure's layout was chosen: a layout engine, or margins set with ``subplots_adjust``.
-
-    Such a figure is saved as it is; any other is cropped to what it draws
-    (``bbox_inches="tight"``, as in a notebook), so no label is cut off.
-    """
-    if fig.get_layout_engine() is not None:
-        return True
-    import matplotlib
-
-    params = fig.subplotpars
-    names = ("left", "right", "bottom", "top", "wspace", "hspace")
-    return any(getattr(params, name) != matplotlib.rcParams[f"figure.subplot.{name}"] for name in names)
-
-
-def _figure_alt(fig: Any, index: int) -> str:
-    """Alt text for a figure: the author's ``fig.alt_text``, else a description of its axes, else 'Figure N'.
-
-    The description is the suptitle, then what each panel is (heatmap, line plot, …)
-    with its title, size, axis labels and named lines; colorbars are left out.
-    """
-    explicit = getattr(fig, FIGURE_ALT_ATTRIBUTE, None)
-    if isinstance(explicit, str) and explicit.strip():
-        return explicit.strip()
-    sentences = [_plain_label(fig.get_suptitle())]
-    panels = [ax for ax in fig.get_axes() if ax.get_visible() and getattr(ax, "_colorbar", None) is None]
-    for number, ax in enumerate(panels, start=1):
-        described = _axes_alt(ax)
-        sentences.append(f"Panel {number}: {described}" if len(panels) > 1 else described[:1].upper() + described[1:])
-    text = ". ".join(sentence.rstrip(".") for sentence in sentences if sentence)
-    return text or f"Figure {index}"
-
-
-def _axes_alt(ax: Any) -> str:
-    """One panel in words: its kind and title, then size, axis labels and named lines, as there are."""
-    title = next((ax.get_title(loc=loc) for loc in ("center", "left", "right") if ax.get_title(loc=loc).strip()), "")
-    kind, size = _plot_kind(ax)
-    parts = [f"{kind} titled “{_plain_label(title)}”" if title.strip() else kind]
-    parts += [size] if size else []
-    for axis, label in (("x", ax.get_xlabel()), ("y", ax.get_ylabel())):
-        if label.strip():
-            parts.append(f"{axis} axis: {_plain_label(label)}")
-    named = [line.get_label() for line in ax.get_lines() if not line.get_label().startswith("_")]
-    if named:
-        parts.append("lines: " + ", ".join(f"“{_plain_label(name)}”" for name in named))
-    return "; ".join(parts)
-
-
-def _plot_kind(ax: Any) -> tuple[str, str]:
-    """``(kind, size)`` of what an axes draws: an image of a 2-D array is a heatmap of its rows by columns."""
-    if ax.images:
-        shape = ax.images[0].get_array().shape
-        kind = "heatmap" if len(shape) == 2 else "image"
-        return kind, f"{shape[0]} rows by {shape[1]} columns"
-    if ax.get_lines():
-        return "line plot", ""
-    if any(type(container).__name__ == "BarContainer" for container in ax.containers):
-        return "bar chart", ""
-    if ax.collections:
-        return "scatter plot", ""
-    return "empty plot", ""
-
-
-_MATH_FONT = re.compile(r"\\math[a-z]+\{([^{}]*)\}")
-_MATH_SYMBOLS = {r"\cdot": "·", r"\times": "×"}
-
-
-def _plain_label(text: str) -> str:
-    """A label's text without matplotlib's mathtext markup: ``$\\mathrm{PE}_p \\cdot x$`` reads ``PE_p · x``."""
-    if "$" not in text:
-        return text.strip()
-    text = _MATH_FONT.sub(r"\1", text.replace("$", ""))
-    for command, symbol in _MATH_SYMBOLS.items():
-        text = text.replace(command, symbol)
-    return re.sub(r"\\([A-Za-z]+)", r"\1", text).replace("{", "").replace("}", "").strip()
 
 
 def install_input_guard() -> None:

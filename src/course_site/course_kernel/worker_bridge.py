@@ -1,7 +1,8 @@
 """The Python side of the browser's worker: runs cells and reports to the page.
 
-The worker (``assets/js/worker/boot.js``) writes this file and ``cell_exec.py``
-into Pyodide's file system, imports this module and calls its functions.
+The worker (``assets/js/worker/boot.js``) writes the package ``course_kernel`` into Pyodide's
+file system, imports this module and calls its functions; each run says its colour scheme and
+the course's module hint (a ``cell_exec.Session``), so nothing is set between runs.
 Output goes to the page through ``_course_host``, the JS module that the worker
 registers (``assets/js/worker/output.js``).
 """
@@ -16,13 +17,11 @@ import sys
 import zipimport
 from typing import Any
 
-import cell_exec
-import exercise_check
-import stdlib_finder
 from _course_host import emit_figure, emit_text, official_stdlib
 from pyodide.ffi import to_js
 
 import __main__
+from course_kernel import cell_exec, exercise_check, stdlib_finder
 
 os.environ["MPLBACKEND"] = "agg"
 cell_exec.install_input_guard()
@@ -83,37 +82,40 @@ def emit(kind: str, payload: Any) -> None:
         emit_text(kind, str(payload))
 
 
-def set_figure_scheme(scheme: str) -> None:
-    """Draw the next runs' figures in the page's colour scheme (``default`` or ``slate``)."""
-    cell_exec.set_figure_schemes([scheme if scheme in ("default", "slate") else "default"])
+def session(scheme: str, module_hint: str | None) -> cell_exec.Session:
+    """A run's session: its figures in the page's colour scheme (``default`` or ``slate``; any other
+    is ``default``) and the course's note on a missing module (worker-settings.json ``module_hint``)."""
+    hint = {"module_hint": module_hint} if module_hint else {}
+    return cell_exec.Session(schemes=(scheme,), **hint)
 
 
-def run(code: str, setup: str, filename: str, inputs: str = "") -> cell_exec.Outcome:
+def run(
+    code: str, setup: str, filename: str, inputs: str = "", scheme: str = "default", module_hint: str | None = None
+) -> cell_exec.Outcome:
     """Run the bindings of the cell's ``inputs`` and ``setup`` (if any), then ``code``, in the page's
-    one namespace; False after an error.
+    one namespace, with figures in ``scheme``; False after an error.
 
     A cell that awaits at top level gives a coroutine instead, which the worker awaits.
     """
     sources = [(inputs, "<inputs>")] if inputs else []
     sources += [(setup, "<setup>")] if setup else []
-    return cell_exec.run_cells([*sources, (code, filename)], __main__.__dict__, emit=emit)
+    run_in = session(scheme, module_hint)
+    return cell_exec.run_cells([*sources, (code, filename)], __main__.__dict__, emit=emit, session=run_in)
 
 
-def run_exercise(code: str, setup: str, check: str, filename: str) -> dict[str, Any]:
+def run_exercise(
+    code: str, setup: str, check: str, filename: str, scheme: str = "default", module_hint: str | None = None
+) -> dict[str, Any]:
     """Run an exercise: ``setup``, ``code``, then its ``check``, in a fresh namespace, as the build proves it.
 
     Gives ``{"ok": <setup and code ran without an error>, "passed": …, "message": …}``.
     """
+    run_cell = functools.partial(cell_exec.run_cell, session=session(scheme, module_hint))
     result = exercise_check.run_exercise(
-        setup, code, check, run_cell=cell_exec.run_cell, emit=emit, setup_file="<setup>", code_file=filename
+        setup, code, check, run_cell=run_cell, emit=emit, setup_file="<setup>", code_file=filename
     )
     ran = result.message not in (exercise_check.SETUP_RAISED, exercise_check.CODE_RAISED)
     return {"ok": ran, "passed": result.passed, "message": result.message}
-
-
-def set_module_hint(text: str) -> None:
-    """The course's note on a ``ModuleNotFoundError`` (worker-settings.json ``module_hint``)."""
-    cell_exec.set_module_hint(text)
 
 
 def extra_packages(code: str, packages_by_module: Any) -> list[str]:

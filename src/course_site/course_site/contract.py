@@ -7,13 +7,25 @@ limits (``limits.py``), the worker's Python files and the messages between page 
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
 CONTRACT_FILE = Path(__file__).parent / "assets" / "js" / "contract.json"
 CONTRACT: dict = json.loads(CONTRACT_FILE.read_text())
 
-PYTHON_FILES: list[str] = CONTRACT["python"]["files"]
-"""The worker's Python files, in ``assets/py/``: it fetches each and writes it into Pyodide's file system."""
-BRIDGE: str = CONTRACT["python"]["bridge"]
-"""The one of them that only the browser's worker runs (the build's runner under Node plays its part)."""
+PACKAGE: str = CONTRACT["python"]["package"]
+"""The package of the Python that runs the cells (``course_kernel``), imported by that name everywhere."""
+PACKAGE_DIR: Path = Path(importlib.util.find_spec(PACKAGE).origin).parent
+PYTHON_FILES: dict[str, Path] = {f"{PACKAGE}/{name}": PACKAGE_DIR / name for name in CONTRACT["python"]["files"]}
+"""The worker's Python files by their path in the runner's ``py/`` folder and on Pyodide's import path
+(``course_kernel/cell_exec.py``), with their source: the worker fetches each and writes it there."""
+BRIDGE: str = f"{PACKAGE}/{CONTRACT['python']['bridge']}"
+"""The one of them that only the browser's worker runs (the build's Python under Node plays its part)."""
+BRIDGE_MODULE: str = BRIDGE.removesuffix(".py").replace("/", ".")
+"""The bridge's module name (``course_kernel.worker_bridge``): what the worker imports."""
+PUBLISHED_PYTHON_FILES: dict[str, Path] = {
+    **PYTHON_FILES,
+    **{f"{PACKAGE}/{name}": PACKAGE_DIR / name for name in CONTRACT["python"]["onFirstUse"]},
+}
+"""Those and the ones the worker fetches on first use (``completion.py``, with the editor's first completions)."""

@@ -33,11 +33,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .contract import PACKAGE, PACKAGE_DIR
 from .pyodide_fetch import Asset
 
 SCRIPT = Path(__file__).with_name("compile_bytecode.mjs")
 OFFICIAL = "python_stdlib.zip"
-WORKER_PYTHON = Path(__file__).parent / "assets" / "py"
 # Not in the stdlib zip, or not imported before a first output (matplotlib: a figure's cell
 # loads it; jedi: the editor's first request for completions).
 FOREIGN_MODULES = {"js", "pyodide", "_course_host", "__main__", "jedi", "matplotlib"}
@@ -76,10 +76,8 @@ class DerivedBytecode:
 
 
 def worker_modules() -> list[str]:
-    """Modules that the worker's Python files (``assets/py``) import, in functions too."""
-    own = {path.stem for path in WORKER_PYTHON.glob("*.py")}  # the worker's own modules, beside each other
-    paths = sorted(WORKER_PYTHON.glob("*.py"))
-    return _imported(paths, own, nested=True)
+    """Modules that the worker's Python (the package ``course_kernel``, completion.py too) imports, in functions too."""
+    return _imported(sorted(PACKAGE_DIR.glob("*.py")), {PACKAGE}, nested=True)
 
 
 def package_modules(source: Path) -> list[str]:

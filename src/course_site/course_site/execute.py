@@ -42,11 +42,10 @@ from .fences import Block, Cell
 from .inputs import bindings, default_key, describe, key_text, precomputed_keys
 from .site_assets import LocalPython, OutputLimits, SettingsError
 
-PY_ASSETS = Path(__file__).parent / "assets" / "py"  # the Python the browser also runs (cell_exec.py)
 NODE_DIR = Path(__file__).with_name("node")  # the build's Python under Node: build_python.mjs and build_python.py
 NODE_SCRIPT = NODE_DIR / "build_python.mjs"
 BUILD_PYTHON_FILES = {
-    **{name: PY_ASSETS / name for name in PYTHON_FILES if name != BRIDGE},  # the worker's, but its bridge
+    **{name: path for name, path in PYTHON_FILES.items() if name != BRIDGE},  # the worker's, but its bridge
     "course_build_python.py": NODE_DIR / "build_python.py",  # the bridge's part, under Node
 }
 NODE_MIN_VERSION = 18

@@ -28,6 +28,7 @@ from pathlib import Path
 import nbformat
 from nbformat import v4
 
+from .contract import PACKAGE, PYTHON_FILES
 from .execute import Output
 from .exercises import Exercise
 from .fences import QUIZ, Cell, fence_end
@@ -38,7 +39,7 @@ from .quiz import Quiz, parse_quiz
 
 LINK_TEXT = "Download as notebook (.ipynb)"
 LINK_CLASS = "course-notebook"
-CHECKER = Path(__file__).parent / "assets" / "py" / "exercise_check.py"
+CHECKER = PYTHON_FILES[f"{PACKAGE}/exercise_check.py"]  # pasted whole into a notebook's first code cell
 CHECKER_CELL = '''
 def check_exercise(check: str) -> None:
     """Run an exercise's check over this notebook's names and print the verdict; never raises."""

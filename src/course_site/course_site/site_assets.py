@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import importlib.util
 import json
 import logging
 import posixpath
@@ -30,10 +29,11 @@ import shutil
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
-from types import ModuleType
+
+from course_kernel import cell_exec
 
 from . import derived_bytecode, pyodide_fetch, pyodide_manifest
-from .contract import PYTHON_FILES
+from .contract import BRIDGE_MODULE, PUBLISHED_PYTHON_FILES, PYTHON_FILES
 from .markup import Raw, tag
 from .wheel import Wheel, build_wheel
 
@@ -60,7 +60,7 @@ fetches), the sitemap, source maps and the search's other languages (unused: the
 MB = 1e6
 SERVED_GZIPPED = (".js", ".mjs", ".json", ".wasm", ".py")
 """File types that GitHub Pages sends gzipped; zips and wheels go as they are (they barely compress)."""
-WORKER_FILES = ["js/protocol.js", "js/cache_policy.js", "js/worker/*.js", *(f"py/{name}" for name in PYTHON_FILES)]
+WORKER_FILES = ["js/protocol.js", "js/cache_policy.js", "js/worker/*.js"]  # and PYTHON_FILES, in the runner's py/
 """The Python worker's own files (in the runner folder) that it fetches as it boots."""
 log = logging.getLogger("mkdocs.plugins.course")
 
@@ -156,6 +156,7 @@ class ShippedPython:
         core = [Path(a.path) for a in self.assets if a.kind == "core" and a.name not in skipped]
         derived = [d.path for d in (self.bytecode.stdlib, self.bytecode.packages) if d] if self.bytecode else []
         worker = [path for pattern in WORKER_FILES for path in sorted(ASSETS.glob(pattern))]
+        worker += PYTHON_FILES.values()
         return [*core, *derived, *self.wheel_paths("numpy"), self.wheel.path, *worker]
 
     def wheel_paths(self, package: str, beyond: str | None = None) -> list[Path]:
@@ -300,7 +301,8 @@ def worker_settings(
         else None,
         "service_worker": f"../../{SERVICE_WORKER_NAME}",
         "runner_folder": f"{runner_folder().removeprefix(SITE_FOLDER + '/')}/",
-        "python_files": PYTHON_FILES,  # in the runner folder's py/: the worker writes each into Pyodide
+        "python_files": list(PYTHON_FILES),  # in the runner folder's py/: the worker writes each into Pyodide
+        "python_bridge": BRIDGE_MODULE,  # the one it imports
         "matplotlib_font_cache": f"../../{shipped.index_path}{FONT_CACHE}",
         # Names the caches and busts browser caches: changes with Pyodide, the package, the lock and the runner.
         "version": f"{shipped.version}-{shipped.wheel.sha256[:8]}-{lock_hash[:8]}-{_runner_digest()[:8]}",
@@ -336,11 +338,14 @@ def _derived_entry(shipped: ShippedPython, derived: derived_bytecode.DerivedZip)
 
 
 def _runner_digest() -> str:
-    """sha256 over the runner's files (scripts, styles, Python glue) and the service worker."""
+    """sha256 over the runner's files (scripts, styles, the cells' Python) and the service worker."""
     digest = hashlib.sha256()
-    for path in sorted([*ASSETS.rglob("*"), SERVICE_WORKER, WORKER_PRESTART]):
-        if path.is_file() and "__pycache__" not in path.parts:
-            digest.update(path.relative_to(ASSETS.parent).as_posix().encode() + b"\0" + path.read_bytes())
+    files = {path.relative_to(ASSETS.parent).as_posix(): path for path in ASSETS.rglob("*") if path.is_file()}
+    files |= {f"assets/py/{name}": path for name, path in PUBLISHED_PYTHON_FILES.items()}
+    files |= {path.relative_to(ASSETS.parent).as_posix(): path for path in (SERVICE_WORKER, WORKER_PRESTART)}
+    for name, path in sorted(files.items()):
+        if "__pycache__" not in path.parts:
+            digest.update(name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 
@@ -383,6 +388,9 @@ def publish(shipped: ShippedPython, settings: WorkerSettings, site_dir: Path) ->
     course = site_dir / SITE_FOLDER
     runner = site_dir / settings.runner_folder
     shutil.copytree(ASSETS, runner, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+    for name, path in PUBLISHED_PYTHON_FILES.items():
+        (runner / "py" / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, runner / "py" / name)
     (site_dir / SERVICE_WORKER_NAME).write_text(service_worker_code(settings.runner_folder))
     index = site_dir / shipped.index_path
     if shipped.base_url is None:
@@ -525,17 +533,8 @@ def packages_for(code: str, packages_by_import: dict[str, str], import_packages:
 
 
 def _imported_modules(code: str) -> set[str]:
-    """The modules ``code`` uses, as the browser's worker sees them (``cell_exec``)."""
-    return _cell_exec().module_references(code)
-
-
-@lru_cache(maxsize=1)
-def _cell_exec() -> ModuleType:
-    """The runner's Python side, shipped as a file for the browser; loaded from it here too."""
-    spec = importlib.util.spec_from_file_location("cell_exec", ASSETS / "py" / "cell_exec.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """The modules ``code`` uses, as the browser's worker sees them."""
+    return cell_exec.module_references(code)
 
 
 def _log(message: str) -> None:

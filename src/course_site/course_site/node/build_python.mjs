@@ -30,6 +30,7 @@ console.log = console.info = console.warn = (...args) => process.stderr.write(ar
 const request = JSON.parse(readFileSync(0, "utf8"));
 let pyodide = null;
 let half = null; // build_python.py, imported as course_build_python
+let session = null; // its start(): the build's cell_exec.Session (both colour schemes, the module hint)
 let output = null; // the RunOutput of the cell that is running
 
 async function main() {
@@ -51,16 +52,17 @@ async function main() {
     };
     pyodide[stream === "stdout" ? "setStdout" : "setStderr"]({ write });
   }
-  pyodide.FS.mkdirTree(RUNTIME_DIR);
   for (const [name, path] of Object.entries(request.python)) {
+    // course_kernel/cell_exec.py: the package the browser's worker writes the same way (worker/boot.js)
+    pyodide.FS.mkdirTree(`${RUNTIME_DIR}/${name}`.replace(/\/[^/]*$/, ""));
     pyodide.FS.writeFile(`${RUNTIME_DIR}/${name}`, readFileSync(path, "utf8"));
   }
   pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(RUNTIME_DIR)})`);
   // The modules outside the boot stdlib, from the official zip, read on first use as the worker fetches it.
   const officialStdlib = () => new Uint8Array(readFileSync(request.index + "python_stdlib.zip"));
-  pyodide.pyimport("stdlib_finder").install(officialStdlib);
+  pyodide.pyimport("course_kernel.stdlib_finder").install(officialStdlib);
   half = pyodide.pyimport("course_build_python");
-  half.start(request.module_hint);
+  session = half.start(request.module_hint);
   if (request.bytecode) {
     pyodide.unpackArchive(new Uint8Array(readFileSync(request.bytecode)), "zip", { extractDir: BYTECODE_PREFIX });
     pyodide.runPython(`import sys; sys.pycache_prefix = ${JSON.stringify(BYTECODE_PREFIX)}`);
@@ -100,7 +102,7 @@ async function runCell(cell) {
 async function runOnce(cell, inputs) {
   output = new RunOutput(request.limits);
   const emit = (kind, text, png, pngDark, textPx) => output.emit(kind, text, png, pngDark, textPx);
-  let ok = half.run(cell.number, cell.setup, cell.code, emit, inputs);
+  let ok = half.run(cell.number, cell.setup, cell.code, emit, session, inputs);
   if (typeof ok !== "boolean") ok = await ok; // a cell that awaits at top level
   const outputs = output.finish();
   output = null;
@@ -111,7 +113,7 @@ async function runOnce(cell, inputs) {
 async function prove(exercises) {
   send({ type: "proving" });
   await loadPackages(exercises.flatMap((e) => [e.setup, e.starter, e.check, e.solution]));
-  send({ type: "verdicts", verdicts: JSON.parse(half.prove(JSON.stringify(exercises))) });
+  send({ type: "verdicts", verdicts: JSON.parse(half.prove(JSON.stringify(exercises), session)) });
 }
 
 /* The lock packages the sources import, and those import_packages adds (as the worker does). */

@@ -1,45 +1,38 @@
 """The Python half of the build's Python under Node: runs inside the site's Pyodide, under Node.
 
 ``build_python.mjs`` writes this file into Pyodide's file system (as ``course_build_python.py``) next to
-``cell_exec.py`` and ``exercise_check.py`` (the files the browser's worker runs)
-and calls `run` for each cell of a page, in order, in ``__main__``'s namespace as
-the worker does, and `prove` for the page's exercises. Not imported by CPython.
+the package ``course_kernel`` (the Python the browser's worker runs), calls `start` once for the
+build's `Session` (both colour schemes, the course's module hint), then `run` for each cell of a
+page, in order, in ``__main__``'s namespace as the worker does, and `prove` for the page's
+exercises, each with that session. Not imported by CPython.
 """
 
 from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import io
 import json
 import os
 from collections.abc import Callable
 from pathlib import Path
 
-from cell_exec import (
-    Outcome,
-    install_input_guard,
-    module_references,
-    run_cell,
-    run_cells,
-    set_figure_schemes,
-    set_module_hint,
-)
-from exercise_check import CODE_RAISED, SETUP_RAISED, run_exercise
-from figure_style import SCHEMES
-
 import __main__
+from course_kernel.cell_exec import Outcome, Session, install_input_guard, module_references, run_cell, run_cells
+from course_kernel.exercise_check import CODE_RAISED, SETUP_RAISED, run_exercise
+from course_kernel.figure_style import SCHEMES
 
 JsEmit = Callable[[str, str, str, str, float], None]
 """(kind, text, a figure's base64 PNG, its dark one, the font size of its smallest text in the PNG)"""
 
 
-def start(module_hint: str) -> None:
-    """Set up Python as the worker does: matplotlib's backend, no input(), the course's module hint."""
+def start(module_hint: str) -> Session:
+    """Set up Python as the worker does (matplotlib's backend, no input()); the build's session for its runs:
+    every figure in both colour schemes (the page shows the one in use) and the course's module hint."""
     os.environ["MPLBACKEND"] = "agg"
     install_input_guard()
-    set_module_hint(module_hint)
-    set_figure_schemes(SCHEMES)  # the page shows each figure in the scheme in use
+    return Session(schemes=SCHEMES, module_hint=module_hint)
 
 
 def extra_packages(code: str, import_packages: dict[str, list[str]]) -> list[str]:
@@ -54,13 +47,13 @@ def install_font_list(font_list: str) -> None:
     Path(importlib.util.find_spec("matplotlib").origin).with_name("fontlist.json").write_text(font_list)
 
 
-def run(number: int, setup: str, code: str, emit: JsEmit, inputs: str = "") -> Outcome:
+def run(number: int, setup: str, code: str, emit: JsEmit, session: Session, inputs: str = "") -> Outcome:
     """Run cell ``number`` (its inputs' bindings and hidden setup first) in the page's namespace:
     True, False, or a coroutine."""
     sources = [(inputs, f"<inputs {number}>")] if inputs else []
     sources += [(setup, f"<setup {number}>")] if setup.strip() else []
     sources.append((code, f"<cell {number}>"))
-    return run_cells(sources, __main__.__dict__, emit=lambda kind, payload: _emit(emit, kind, payload))
+    return run_cells(sources, __main__.__dict__, emit=lambda kind, payload: _emit(emit, kind, payload), session=session)
 
 
 def _emit(emit: JsEmit, kind: str, payload: object) -> None:
@@ -72,22 +65,22 @@ def _emit(emit: JsEmit, kind: str, payload: object) -> None:
         emit(kind, str(payload), "", "", 0.0)
 
 
-def prove(exercises_json: str) -> str:
+def prove(exercises_json: str, session: Session) -> str:
     """The check's verdict on each exercise's solution and starter, each after the setup, as JSON."""
     verdicts = []
     for n, exercise in enumerate(json.loads(exercises_json), start=1):
-        verdicts.append({variant: _verdict(exercise, variant, n) for variant in ("solution", "starter")})
+        verdicts.append({variant: _verdict(exercise, variant, n, session) for variant in ("solution", "starter")})
     return json.dumps(verdicts)
 
 
-def _verdict(exercise: dict[str, str], variant: str, number: int) -> dict:
+def _verdict(exercise: dict[str, str], variant: str, number: int, session: Session) -> dict:
     errors: list[str] = []
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         result = run_exercise(
             exercise["setup"],
             exercise[variant],
             exercise["check"],
-            run_cell=run_cell,
+            run_cell=functools.partial(run_cell, session=session),
             emit=lambda kind, payload: errors.append(str(payload)) if kind == "error" else None,
             setup_file=f"<exercise {number} setup>",
             code_file=f"<exercise {number} {variant}>",

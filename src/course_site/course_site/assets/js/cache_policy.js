@@ -20,7 +20,7 @@
  * Two files of Pyodide's are made, not shipped as is: the derived boot stdlib
  * (`pyodide/v<version>/python_stdlib-pyc-<hash>.zip`, made by the build, versioned like
  * the rest; the official python_stdlib.zip stays beside it, for the modules the boot does
- * not load (py/stdlib_finder.py) and as the fallback) and the
+ * not load (py/course_kernel/stdlib_finder.py) and as the fallback) and the
  * memory snapshot this browser makes of a bare interpreter, kept in the origin private
  * file system with the preloaded packages' installed files (worker/snapshot.js,
  * package_files.js; never fetched: it exists only in this browser).

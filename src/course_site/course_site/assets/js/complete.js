@@ -4,7 +4,7 @@
  * a dot (or presses Ctrl+Space), the editor asks the page's kernel for completions at the
  * cursor; the worker answers from Jedi over the page's one namespace, so the names that
  * earlier runs defined complete, with attributes of live objects and a call's keyword
- * arguments (worker/complete.js, py/completion.py).  The messages are in protocol.js.
+ * arguments (worker/complete.js, course_kernel/completion.py).  The messages are in protocol.js.
  *
  * A request never waits for Python: while Python boots, a run is queued or running, or the
  * worker is being replaced, it is dropped at once (no completions) and the editor goes on.

@@ -2,7 +2,7 @@
  * download, load Pyodide (from this browser's snapshot when one is kept, see
  * snapshot.js) and the preloaded packages (from the files kept with it, see
  * package_files.js), and import the Python side
- * (../../py/worker_bridge.py, cell_exec.py and exercise_check.py, written into Pyodide's file system),
+ * (the package course_kernel from ../../py/, written into Pyodide's file system, and its worker_bridge),
  * with the preloaded packages' bytecode that the build compiled (derived_bytecode.py) in place. */
 import { cacheNames, OFFICIAL_STDLIB } from "../cache_policy.js";
 import { MessageType } from "../protocol.js";
@@ -52,6 +52,7 @@ export function workerSettings(file, fileURL) {
     fontListURL: file.matplotlib_font_cache ? at(file.matplotlib_font_cache) : null,
     cacheNames: offline ? cacheNames(file.version, file.pyodide_version) : null,
     pythonFiles: (file.python_files || []).map((name) => [name, pythonURL(name)]), // contract.json's, by the build
+    pythonBridge: file.python_bridge,
     preload,
     preloadWheels: file.preload_wheels || {},
     coreBytes: (Number(sizes.core) || 0) + preload.reduce((sum, name) => sum + (Number(sizes[name]) || 0), 0),
@@ -165,14 +166,16 @@ async function setUpPython(boot, settings, { options, stdlib, keptFiles, scripts
   }
   pyodide.setStdout({ write: (buf) => writeStream("stdout", buf) });
   pyodide.setStderr({ write: (buf) => writeStream("stderr", buf) });
-  pyodide.FS.mkdirTree(PYTHON_DIR);
-  for (const [name, text] of await Promise.all(pythonSources)) pyodide.FS.writeFile(`${PYTHON_DIR}/${name}`, text);
+  for (const [name, text] of await Promise.all(pythonSources)) {
+    // course_kernel/cell_exec.py: the package, on the import path as the build's Python has it (node/build_python.mjs)
+    pyodide.FS.mkdirTree(`${PYTHON_DIR}/${name}`.replace(/\/[^/]*$/, ""));
+    pyodide.FS.writeFile(`${PYTHON_DIR}/${name}`, text);
+  }
   // official_stdlib: what stdlib_finder.py imports the modules outside the boot stdlib from.
   pyodide.registerJsModule(HOST_MODULE, { ...host, official_stdlib: officialStdlibSync });
   pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(PYTHON_DIR)})`);
   // Imported first: it keeps the stdlib zip's directory, which each install would read again.
-  const bridge = pyodide.pyimport("worker_bridge");
-  if (settings.moduleHint) bridge.set_module_hint(settings.moduleHint);
+  const bridge = pyodide.pyimport(settings.pythonBridge);
   useBytecode(pyodide, await packageBytecode);
   const canKeep = keepsSnapshots(settings) && typeof pyodide.makeMemorySnapshot === "function";
   const packageFiles = await installPreloaded(pyodide, settings, { kept: boot.restored ? keptFiles : null, record: canKeep });

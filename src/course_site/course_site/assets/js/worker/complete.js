@@ -2,7 +2,7 @@
  *
  * Nothing of it loads at boot.  The first "complete" message (../protocol.js) downloads
  * the jedi and parso wheels (kept for offline use like every wheel: network.js), then,
- * one step at a time, installs them, imports parso and imports ../../py/completion.py
+ * one step at a time, installs them, imports parso and imports ../../py/course_kernel/completion.py
  * (which imports Jedi).  Each step, and each answer, is a task on the worker's queue
  * (dispatch.js) that yields to runs: a task that finds a run waiting is put back behind it
  * (a loading step) or dropped (an answer: the page asks again as the learner types on).
@@ -13,8 +13,9 @@ import { MessageType } from "../protocol.js";
 import { downloadWheels, fetchDirect, provideStdlib } from "./network.js";
 
 const PACKAGES = ["jedi"]; // and parso, its dependency in the lock
-const MODULE = "completion";
-const MODULE_URL = new URL(`../../py/${MODULE}.py`, import.meta.url);
+const MODULE = "course_kernel.completion"; // contract.json's python.onFirstUse
+const MODULE_PATH = "course_kernel/completion.py"; // in the runner's py/, and under the import path (boot.js)
+const MODULE_URL = new URL(`../../py/${MODULE_PATH}`, import.meta.url);
 const MODULE_DIR = "/home/pyodide/.course"; // on sys.path (boot.js)
 
 let completion = null; // completion.py's module, once imported
@@ -52,7 +53,7 @@ async function load(python, later, runWaiting) {
     () => pyodide.loadPackage(PACKAGES, { messageCallback: () => {}, errorCallback: () => {}, checkIntegrity: true }),
     () => pyodide.pyimport("parso").destroy(),
     async () => {
-      pyodide.FS.writeFile(`${MODULE_DIR}/${MODULE}.py`, await source);
+      pyodide.FS.writeFile(`${MODULE_DIR}/${MODULE_PATH}`, await source);
       completion = pyodide.pyimport(MODULE);
     },
   ];

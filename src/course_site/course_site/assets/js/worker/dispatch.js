@@ -8,7 +8,7 @@ import { abandonRun, closeRun, flushStream, isOpen, openRun } from "./output.js"
 import { clearStopRequest, signals, startHeartbeat, useStopRequest } from "./signals.js";
 import { requestCompletion } from "./complete.js";
 
-let python = null; // {pyodide, bridge, snapshot, importPackages} once booted
+let python = null; // {pyodide, bridge, snapshot, importPackages, moduleHint} once booted
 let warmedMatplotlib = false;
 const cancelled = new Set(); // run ids dropped while their packages loaded
 const scanned = new Set(); // sources whose imports are loaded: Run again does not parse them again
@@ -84,13 +84,15 @@ async function run(msg) {
       return;
     }
     clearStopRequest();
-    python.bridge.set_figure_scheme(msg.scheme || "default");
     self.postMessage({ type: MessageType.STARTED, id: msg.id });
     t1 = performance.now();
+    // The run's session (worker_bridge.session): the page's colour scheme for its figures, the course's module hint.
+    const session = [msg.scheme || "default", python.moduleHint];
     if (typeof msg.check === "string") {
-      ({ ok, check } = exerciseOutcome(python.bridge.run_exercise(msg.code, msg.setup || "", msg.check, msg.filename)));
+      const result = python.bridge.run_exercise(msg.code, msg.setup || "", msg.check, msg.filename, ...session);
+      ({ ok, check } = exerciseOutcome(result));
     } else {
-      ok = await outcome(python.bridge.run(msg.code, msg.setup || "", msg.filename, msg.inputs || ""));
+      ok = await outcome(python.bridge.run(msg.code, msg.setup || "", msg.filename, msg.inputs || "", ...session));
     }
     status = ok ? "ok" : "error";
   } catch (err) {
@@ -153,7 +155,7 @@ async function boot(settingsURL, settingsResponse, keptSnapshot) {
   const settings = workerSettings(file, settingsURL);
   const { pyodide, bridge, snapshot } = await startPython(settings, keptSnapshot);
   pyodide.setInterruptBuffer(signals);
-  python = { pyodide, bridge, snapshot, importPackages: pyodide.toPy(settings.importPackages) };
+  python = { pyodide, bridge, snapshot, importPackages: pyodide.toPy(settings.importPackages), moduleHint: settings.moduleHint };
 }
 
 let queue = null; // runs wait here behind the boot and each other

@@ -300,7 +300,7 @@ let officialStdlib = null; // a promise of the official python_stdlib.zip's byte
 
 /**
  * The official python_stdlib.zip (a Uint8Array), whose modules the boot stdlib lacks
- * (../../py/stdlib_finder.py): the copy kept for offline use, else downloaded and kept.
+ * (../../py/course_kernel/stdlib_finder.py): the copy kept for offline use, else downloaded and kept.
  * Python checks its sha256.  A failed attempt is not remembered: the next one tries again.
  */
 export function officialStdlibBytes() {
