@@ -225,6 +225,15 @@ def first_output(page, cell: str) -> str:
     return page.locator(f"{cell} .course-out").first.text_content().strip()
 
 
+def expect_v2_in_a_new_process(chromium_options, browser, profile: Path, host: Host, builds) -> None:
+    """A new browser process on ``profile``, without a service worker, opens the lesson: it is v2's, and a cell
+    runs with v2's posenc."""
+    with browser_process(chromium_options, browser, profile, service_workers="block") as context:
+        page = open_lesson(context, host.url)
+        expect_build(page, "v2", builds)
+        assert first_output(page, "#cell-1") == "posenc 0.2.0"
+
+
 def test_a_returning_learner_gets_the_new_build_keeps_edits_and_works_offline(
     host, builds, browser, chromium_options, tmp_path
 ):
@@ -294,10 +303,7 @@ def test_without_a_service_worker_a_cached_page_of_the_old_build_reloads_into_th
         expect_build(tab, "v2", builds)
         page.reload()
         expect_build(page, "v2", builds)
-    with browser_process(chromium_options, browser, profile, service_workers="block") as context:
-        page = open_lesson(context, host.url)
-        expect_build(page, "v2", builds)
-        assert first_output(page, "#cell-1") == "posenc 0.2.0"
+    expect_v2_in_a_new_process(chromium_options, browser, profile, host, builds)
 
 
 def test_a_cached_page_whose_worker_was_never_kept_reloads_into_the_new_build(
@@ -314,10 +320,7 @@ def test_a_cached_page_whose_worker_was_never_kept_reloads_into_the_new_build(
         page = open_lesson(context, host.url)
         expect_build(page, "v1", builds)
     host.deploy()
-    with browser_process(chromium_options, browser, profile, service_workers="block") as context:
-        page = open_lesson(context, host.url)
-        expect_build(page, "v2", builds)
-        assert first_output(page, "#cell-1") == "posenc 0.2.0"
+    expect_v2_in_a_new_process(chromium_options, browser, profile, host, builds)
 
 
 def test_a_cached_page_whose_scripts_were_never_kept_reloads_into_the_new_build(
@@ -333,10 +336,7 @@ def test_a_cached_page_whose_scripts_were_never_kept_reloads_into_the_new_build(
         page = open_lesson(context, host.url)
         expect(page.locator("article")).to_contain_text(V1["sentence"])
     host.deploy()
-    with browser_process(chromium_options, browser, profile, service_workers="block") as context:
-        page = open_lesson(context, host.url)
-        expect_build(page, "v2", builds)
-        assert first_output(page, "#cell-1") == "posenc 0.2.0"
+    expect_v2_in_a_new_process(chromium_options, browser, profile, host, builds)
 
 
 def test_an_edit_in_one_tab_reaches_the_other_tab_of_the_lesson(builds, tmp_path, serve, browser):
