@@ -920,3 +920,70 @@ def test_ntk_aware_is_a_larger_rope_theta(lesson):
 
 def test_no_cell_is_named_by_its_number(lesson):
     assert not re.search(r"\bcells? \d", lesson.text)
+
+
+# --- the table of rescalings in released models ----------------------------------------------------
+
+# Each rescaling as a released model uses it, with where it was read:
+#   PI: Chen et al. 2023 (arXiv 2306.15595), LLaMA 7B-65B extended from 2,048 up to 32,768 "within 1000 steps".
+#   Code Llama: Roziere et al. 2023, section 2.4: base 10,000 -> 1,000,000, fine-tuned on 16,384-token sequences,
+#     from Llama 2 (4,096).
+#   YaRN: jquesnelle/yarn train.sh and finetune.py defaults: --scaling-factor 16, --max-train-steps 400 for the
+#     64k models; then --scaling-factor 32 --max-train-steps 200 from the 64k checkpoint for 128k.
+#   DeepSeek-V2: DeepSeek-AI 2024, section 3.1.4: YaRN s = 40 from 4K to 128K (target 160K), then
+#     "we additionally train the model for 1000 steps, with a sequence length of 32K".
+#   LLaMA 3.1: released config rope_scaling {rope_type llama3, factor 8, original 8192}, max_position_embeddings
+#     131072; Llama Team 2024 section 3.4.2: continued pre-training in six stages, about 800B tokens.
+#   Qwen2.5: model cards, "Processing Long Texts": add {"factor": 4.0, "original_max_position_embeddings": 32768,
+#     "type": "yarn"} to config.json for inputs beyond 32,768 tokens; full context 131,072.
+RELEASED = {
+    "PI (`linear`)": ("LLaMA 7B to 65B", "up to 16", "2,048 → up to 32,768", "yes"),
+    "larger base": ("Code Llama", "base ×100", "4,096 → 16,384", "yes"),
+    "YaRN/Llama 2": ("the YaRN authors' Llama 2 7B and 13B", "16, then 32", "4,096 → 65,536, then 131,072", "yes"),
+    "YaRN/DeepSeek-V2": ("DeepSeek-V2", "40", "4,096 → 128K", "yes"),
+    "`llama3`": ("LLaMA 3.1", "8", "8,192 → 131,072", "yes"),
+    "YaRN/Qwen2.5": ("Qwen2.5", "4", "32,768 → 131,072", "no"),
+}
+
+
+def _released_rows(text: str) -> list[list[str]]:
+    start = text.index("| Rescaling | Model | Factor $s$ | Context | Trained after the change? | Source |")
+    rows = []
+    for line in text[start:].splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    return rows
+
+
+def test_released_rescalings_table_matches_the_sources(lesson):
+    rows = _released_rows(lesson.text)
+    assert len(rows) == len(RELEASED)
+    for row, (key, (model, factor, context, trained)) in zip(rows, RELEASED.items(), strict=True):
+        method, model_cell, factor_cell, context_cell, trained_cell, source = row
+        assert method == key.split("/")[0] and model_cell == model
+        assert factor_cell.startswith(factor) and context_cell == context
+        assert trained_cell.split(":")[0] == trained
+        assert source
+    by_model = {row[1]: row for row in rows}
+    assert "no training" not in by_model["Qwen2.5"][4] and "`config.json` at deployment" in by_model["Qwen2.5"][4]
+    assert "800B tokens in six stages" in by_model["LLaMA 3.1"][4]
+    assert "400 steps at $s = 16$, then 200 more at $s = 32$" in by_model["the YaRN authors' Llama 2 7B and 13B"][4]
+    assert "1,000 more steps on 32K-token sequences" in by_model["DeepSeek-V2"][4]
+    assert "($s \\approx 93$ as NTK-aware)" in by_model["Code Llama"][2]
+
+
+def test_released_factors_against_the_contexts(lesson):
+    """PI 2,048 x 16 = 32,768; YaRN 4,096 x 16 and x 32; Qwen2.5 32,768 x 4 = 131,072; DeepSeek-V2 40 x 4,096 =
+    163,840 (its 160K target); LLaMA 3.1's 8 for 16 times the context; Code Llama's base x100 is s^(d/(d-2))."""
+    assert 2048 * 16 == 32_768
+    assert (4096 * 16, 4096 * 32) == (65_536, 131_072)
+    assert 32_768 * 4 == 131_072
+    assert 40 * 4096 == 163_840 and round(163_840 / 1024) == 160
+    assert 131_072 / 8192 == 16 != LLAMA31_FACTOR
+    assert round(100 ** (126 / 128)) == 93
+    text = flat(lesson.text)
+    assert "LLaMA 3.1 uses 8 for a context 16 times longer" in text
+    assert "at $40 \\times 4{,}096 = 163{,}840$" in text
+    trained = [row[4].split(":")[0] for row in _released_rows(lesson.text)]
+    assert trained.count("no") == 1  # Qwen2.5 alone: "common as it is, is not part of any of the methods"
