@@ -60,6 +60,13 @@ def build(project: Path, env: dict[str, str] | None = None) -> subprocess.Comple
     )
 
 
+def failing_build(project: Path, env: dict[str, str] | None = None) -> str:
+    """What a build of ``project`` that must fail says on stderr (the test fails if the build succeeds)."""
+    done = build(project, env)
+    assert done.returncode != 0, f"the build succeeded:\n{done.stderr}"
+    return done.stderr
+
+
 def lesson_text(project: Path) -> str:
     return (project / "lessons/lesson.md").read_text()
 

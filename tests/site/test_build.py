@@ -14,7 +14,17 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from site_project import PYODIDE_INDEX, PYODIDE_VERSION, ROOT, SETTINGS, build, lesson_html, lesson_text, make_project
+from site_project import (
+    PYODIDE_INDEX,
+    PYODIDE_VERSION,
+    ROOT,
+    SETTINGS,
+    build,
+    failing_build,
+    lesson_html,
+    lesson_text,
+    make_project,
+)
 
 GOOD = """\
 # Lesson
@@ -282,46 +292,25 @@ def test_progress_of_each_page_is_logged(good_project: Path):
 @pytest.mark.parametrize("options", ["", ' height="10"'])
 def test_a_misspelled_fence_fails_a_strict_build_at_its_own_line(tmp_path: Path, options: str):
     lesson = f"# L\n\nText.\n\n```pyodid{options}\nprint(1)\n```\n\n```pyodide\nprint(2)\n```\n"
-    done = build(make_project(tmp_path, lesson, execute=False))
-    assert done.returncode != 0
-    assert "lessons/lesson.md:5: ```pyodid fence: did you mean `pyodide`?" in done.stderr
-    assert "lessons/lesson.md:9" not in done.stderr
+    errors = failing_build(make_project(tmp_path, lesson, execute=False))
+    assert "lessons/lesson.md:5: ```pyodid fence: did you mean `pyodide`?" in errors
+    assert "lessons/lesson.md:9" not in errors
 
 
 def test_cell_that_raises_fails_the_build_with_file_line_and_traceback(tmp_path: Path):
     lesson = "# L\n\n```pyodide\ndef f(n):\n    return 1 / n\n\nf(0)\n```\n"
-    done = build(make_project(tmp_path, lesson))
-    assert done.returncode != 0
-    assert "lessons/lesson.md:5: cell 1 of the page raised" in done.stderr
-    assert 'File "lessons/lesson.md", line 7' in done.stderr
-    assert "ZeroDivisionError: division by zero" in done.stderr
-
-
-def test_cell_that_ends_python_fails_the_build_with_its_exit_status(tmp_path: Path):
-    done = build(make_project(tmp_path, "# L\n\n```pyodide\nimport os\nos._exit(3)\n```\n"))
-    assert done.returncode != 0
-    assert "lessons/lesson.md:3: cell 1 of the page ended Python (exit status 3, as os._exit does)" in done.stderr
-
-
-def test_bad_option_fails_the_build_with_file_line(tmp_path: Path):
-    done = build(make_project(tmp_path, "# L\n\n```pyodide autorun=maybe\nx = 1\n```\n"))
-    assert done.returncode != 0
-    assert 'lessons/lesson.md:3: autorun="maybe" must be "true" or "false"' in done.stderr
-
-
-def test_error_lines_count_the_front_matter(tmp_path: Path):
-    done = build(make_project(tmp_path, "---\ntitle: L\n---\n\n# L\n\n```pyodide autorun=maybe\nx = 1\n```\n"))
-    assert done.returncode != 0
-    assert 'lessons/lesson.md:7: autorun="maybe" must be "true" or "false"' in done.stderr
+    errors = failing_build(make_project(tmp_path, lesson))
+    assert "lessons/lesson.md:5: cell 1 of the page raised" in errors
+    assert 'File "lessons/lesson.md", line 7' in errors
+    assert "ZeroDivisionError: division by zero" in errors
 
 
 def test_endless_cell_fails_the_build_at_that_cell_after_the_time_limit(tmp_path: Path):
     lesson = "# L\n\n```pyodide\nx = 1\n```\n\n```pyodide\nprint(x)\nwhile True:\n    x += 1\n```\n"
-    done = build(make_project(tmp_path, lesson, execute_timeout=3))
-    assert done.returncode != 0
-    assert "lessons/lesson.md:8: cell 2 of the page was still running after 3 s at build time" in done.stderr
-    assert "raise `execute_timeout` under `plugins: - course:` in mkdocs.yml" in done.stderr
-    assert "Traceback" not in done.stderr
+    errors = failing_build(make_project(tmp_path, lesson, execute_timeout=3))
+    assert "lessons/lesson.md:8: cell 2 of the page was still running after 3 s at build time" in errors
+    assert "raise `execute_timeout` under `plugins: - course:` in mkdocs.yml" in errors
+    assert "Traceback" not in errors
 
 
 def test_cdn_option_serves_pyodide_from_the_cdn_and_posenc_from_the_site(tmp_path: Path):
@@ -359,11 +348,10 @@ def test_corrupt_asset_without_network_fails_the_build_naming_the_file(tmp_path:
         "PIP_FIND_LINKS": "",
         "PIP_RETRIES": "0",
     }
-    done = build(project, env=offline)
-    assert done.returncode != 0
-    assert "Traceback" not in done.stderr
-    assert "course: Pyodide assets:" in done.stderr
-    assert wheel.name in done.stderr
+    errors = failing_build(project, env=offline)
+    assert "Traceback" not in errors
+    assert "course: Pyodide assets:" in errors
+    assert wheel.name in errors
 
 
 def test_fence_added_by_another_extension_renders_without_build_time_output(tmp_path: Path):
@@ -409,31 +397,47 @@ def test_unquoted_option_values_are_accepted(tmp_path: Path):
     assert 'data-precomputed="true"' not in html  # execute=false: nothing ran at build time
 
 
-def test_bad_quiz_fails_at_its_x_lines(tmp_path: Path):
-    lesson = "# L\n\n```quiz\nQ?\n\n- [x] a\n    why a\n- [x] b\n    why b\n```\n"
-    done = build(make_project(tmp_path, lesson))
-    assert done.returncode != 0
-    assert (
-        "lessons/lesson.md:8: a quiz needs exactly one right option marked '- [x]', found 2 (lines 6, 8)" in done.stderr
-    )
+@pytest.mark.parametrize(
+    ("lesson", "message"),
+    [
+        pytest.param(
+            "# L\n\n```pyodide\nimport os\nos._exit(3)\n```\n",
+            "lessons/lesson.md:3: cell 1 of the page ended Python (exit status 3, as os._exit does)",
+            id="a cell that ends Python",
+        ),
+        pytest.param(
+            "# L\n\n```pyodide autorun=maybe\nx = 1\n```\n",
+            'lessons/lesson.md:3: autorun="maybe" must be "true" or "false"',
+            id="a bad option",
+        ),
+        pytest.param(
+            "---\ntitle: L\n---\n\n# L\n\n```pyodide autorun=maybe\nx = 1\n```\n",
+            'lessons/lesson.md:7: autorun="maybe" must be "true" or "false"',
+            id="a bad option, its line counting the front matter",
+        ),
+        pytest.param(
+            "# L\n\n```quiz\nQ?\n\n- [x] a\n    why a\n- [x] b\n    why b\n```\n",
+            "lessons/lesson.md:8: a quiz needs exactly one right option marked '- [x]', found 2 (lines 6, 8)",
+            id="a quiz with two right options",
+        ),
+        pytest.param(
+            "# L\n\nA function: $\\softmax(x)$.\n",
+            "lessons/lesson.md:3: unknown TeX command \\softmax in `\\softmax(x)`",
+            id="an unknown TeX command",
+        ),
+    ],
+)
+def test_a_mistake_fails_the_build_at_its_file_and_line(tmp_path: Path, lesson: str, message: str):
+    assert message in failing_build(make_project(tmp_path, lesson))
 
 
 def test_tex_that_cannot_be_rendered_fails_at_its_line_with_the_snippet(tmp_path: Path):
-    done = build(make_project(tmp_path, "# L\n\nFine: $x^2$.\n\nBroken: $\\frac{1}{$ here.\n"))
-    assert done.returncode != 0
-    assert "lessons/lesson.md:5: the TeX `\\frac{1}{` cannot be rendered:" in done.stderr
-    assert "Traceback" not in done.stderr
-
-
-def test_unknown_tex_command_fails_the_strict_build_at_its_line(tmp_path: Path):
-    done = build(make_project(tmp_path, "# L\n\nA function: $\\softmax(x)$.\n"))
-    assert done.returncode != 0
-    assert "lessons/lesson.md:3: unknown TeX command \\softmax in `\\softmax(x)`" in done.stderr
+    errors = failing_build(make_project(tmp_path, "# L\n\nFine: $x^2$.\n\nBroken: $\\frac{1}{$ here.\n"))
+    assert "lessons/lesson.md:5: the TeX `\\frac{1}{` cannot be rendered:" in errors
+    assert "Traceback" not in errors
 
 
 def test_lesson_missing_from_nav_fails_the_strict_build(tmp_path: Path):
     project = make_project(tmp_path, "# L\n")
     (project / "lessons/forgotten.md").write_text("# Forgotten\n")
-    done = build(project)
-    assert done.returncode != 0
-    assert "lessons/forgotten.md: this lesson is not in `nav` in mkdocs.yml" in done.stderr
+    assert "lessons/forgotten.md: this lesson is not in `nav` in mkdocs.yml" in failing_build(project)

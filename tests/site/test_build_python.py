@@ -87,26 +87,35 @@ def test_cells_run_in_the_sites_pyodide_as_a_notebook_with_the_browsers_output_l
     assert run_page(make_executor(limits=limits, python=moved), NOTEBOOK_HABITS) == outputs
 
 
-def test_an_api_newer_than_the_shipped_numpy_fails_at_its_line(make_executor):
-    page = "# L\n\n```pyodide\nimport numpy as np\nparts = np.unstack(np.eye(2))\n```\n"
+@pytest.mark.parametrize(
+    ("code", "line", "said"),
+    [
+        pytest.param(
+            "import numpy as np\nparts = np.unstack(np.eye(2))",
+            5,
+            [
+                "AttributeError: module 'numpy' has no attribute 'unstack'",
+                f"Pyodide {PYODIDE_VERSION} (Python 3.12.7) with numpy 2.0.2, matplotlib 3.8.4",
+            ],
+            id="an API newer than the shipped numpy",
+        ),
+        pytest.param(
+            "import numpy\nimport scipy.special",
+            5,
+            ["ModuleNotFoundError: No module named 'scipy'\nmodule 'scipy' is not available"],
+            id="a module the site does not ship",
+        ),
+        pytest.param(
+            "import asyncio\nawait asyncio.sleep(0)\nraise ValueError('late')",
+            6,
+            [f'File "{PATH}", line 6', "ValueError: late"],
+            id="an error in an awaiting cell",
+        ),
+    ],
+)
+def test_a_cell_that_would_fail_in_the_browser_fails_at_its_line(make_executor, code: str, line: int, said: list):
     with pytest.raises(LessonError) as caught:
-        run_page(make_executor(), page)
-    assert str(caught.value).startswith(f"{PATH}:5: cell 1 of the page raised\n")
-    assert "AttributeError: module 'numpy' has no attribute 'unstack'" in caught.value.detail
-    assert f"Pyodide {PYODIDE_VERSION} (Python 3.12.7) with numpy 2.0.2, matplotlib 3.8.4" in caught.value.detail
-
-
-def test_a_module_the_site_does_not_ship_fails_at_its_import(make_executor):
-    page = "# L\n\n```pyodide\nimport numpy\nimport scipy.special\n```\n"
-    with pytest.raises(LessonError) as caught:
-        run_page(make_executor(), page)
-    assert str(caught.value).startswith(f"{PATH}:5: cell 1 of the page raised\n")
-    assert "ModuleNotFoundError: No module named 'scipy'\nmodule 'scipy' is not available" in caught.value.detail
-
-
-def test_an_error_in_an_awaiting_cell_points_at_its_line(make_executor):
-    page = "# L\n\n```pyodide\nimport asyncio\nawait asyncio.sleep(0)\nraise ValueError('late')\n```\n"
-    with pytest.raises(LessonError) as caught:
-        run_page(make_executor(), page)
-    assert str(caught.value).startswith(f"{PATH}:6: cell 1 of the page raised\n")
-    assert f'File "{PATH}", line 6' in caught.value.detail and "ValueError: late" in caught.value.detail
+        run_page(make_executor(), f"# L\n\n```pyodide\n{code}\n```\n")
+    assert str(caught.value).startswith(f"{PATH}:{line}: cell 1 of the page raised\n")
+    for text in said:
+        assert text in caught.value.detail

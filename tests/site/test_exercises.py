@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from markdown import Markdown
-from site_project import EXERCISE_PAGE, build, make_project
+from site_project import EXERCISE_PAGE, build, failing_build, make_project
 
 from course_site.cells import highlight_python, render_cell
 from course_site.errors import LessonError
@@ -312,15 +312,13 @@ def test_build_renders_exercises_and_counts_them_on_the_home_page(tmp_path):
 
 def test_build_fails_at_the_line_of_an_unsolvable_exercise(tmp_path):
     page = "# L\n\n" + PAGE.split("\n", 2)[2].replace("period = 2 * math.pi", "period = math.pi")
-    done = build(make_project(tmp_path, page))
-    assert done.returncode != 0
-    assert 'lessons/lesson.md:14: the solution of exercise "The period of a pair" fails its check' in done.stderr
+    errors = failing_build(make_project(tmp_path, page))
+    assert 'lessons/lesson.md:14: the solution of exercise "The period of a pair" fails its check' in errors
 
 
 def test_build_fails_at_a_hint_outside_an_exercise(tmp_path):
-    done = build(make_project(tmp_path, "# L\n\n```pyodide\nx = 1\n# --- hint ---\nSee.\n```\n"))
-    assert done.returncode != 0
-    assert "lessons/lesson.md:5: '# --- hint ---' outside an exercise" in done.stderr
+    errors = failing_build(make_project(tmp_path, "# L\n\n```pyodide\nx = 1\n# --- hint ---\nSee.\n```\n"))
+    assert "lessons/lesson.md:5: '# --- hint ---' outside an exercise" in errors
 
 
 def test_late_exercises_take_the_next_exercise_and_cell_numbers():

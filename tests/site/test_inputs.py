@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from site_project import build, lesson_html, make_project
+from site_project import build, failing_build, lesson_html, make_project
 
 from course_site.errors import LessonError
 from course_site.fences import scan, to_cell
@@ -151,6 +151,5 @@ def test_too_many_combinations_pre_render_the_defaults_only(tmp_path):
 
 def test_a_bad_input_fails_the_build_at_its_file_line(tmp_path):
     page = "# L\n\n```pyodide\n# --- inputs ---\nn = slider(0, 20, value=30)\n# --- code ---\nprint(n)\n```\n"
-    result = build(make_project(tmp_path, page))
-    assert result.returncode != 0
-    assert "lessons/lesson.md:5: the slider's value 30 is outside its range 0 to 20" in result.stderr
+    errors = failing_build(make_project(tmp_path, page))
+    assert "lessons/lesson.md:5: the slider's value 30 is outside its range 0 to 20" in errors
