@@ -723,3 +723,70 @@ def test_the_trend_not_a_rule_is_linked_two_sections_on(lesson_text):
 
 def test_no_cell_is_named_by_its_number(lesson_text):
     assert not re.search(r"\bcells? \d", lesson_text)
+
+
+# --- the exercise on RoPE's sense of direction ------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def direction_exercise(blocks):
+    from course_site.exercises import parse_exercises
+
+    (exercise,) = [e for e in parse_exercises(blocks) if e.title == "Where RoPE's sense of direction comes from"]
+    return exercise
+
+
+def _run_exercise(exercise, code: str) -> dict:
+    namespace: dict = {"__name__": "__main__"}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(f"{exercise.setup}\n{code}\n{exercise.check}", "<exercise>", "exec"), namespace)
+    return namespace
+
+
+def _reference_asymmetry(q: np.ndarray, k: np.ndarray, d: float) -> float:
+    """score(d, 0) - score(0, d) with RoFormer's rotation written out: the scores of q at d, k at 0 and back."""
+    return float(_reference_rope(q, d) @ k - q @ _reference_rope(k, d))
+
+
+def test_the_asymmetry_is_twice_the_sine_term(direction_exercise):
+    """score(d, 0) - score(0, d) = 2 sum_i b_i sin(d omega_i), b_i = q_2i k_2i+1 - q_2i+1 k_2i: for any q, k, d."""
+    rng = np.random.default_rng(5)
+    for width in (2, 4, 16, 64):
+        q, k = rng.normal(size=(2, width))
+        omega = _reference_omega(width)
+        b = q[0::2] * k[1::2] - q[1::2] * k[0::2]
+        for d in (1, 3, 11, 250):
+            assert _reference_asymmetry(q, k, d) == pytest.approx(2 * np.sum(b * np.sin(d * omega)), abs=1e-9)
+        # k = q: every cross product is 0, no asymmetry
+        assert _reference_asymmetry(q, q, 7) == pytest.approx(0, abs=1e-12)
+
+
+def test_the_direction_exercise_passes_its_solution_and_fails_the_rest(direction_exercise):
+    namespace = _run_exercise(direction_exercise, direction_exercise.solution)
+    q, k, k_even = namespace["q"], namespace["k"], namespace["k_even"]
+    # the nearest key without asymmetry: each pair of k projected onto q's pair, by hand
+    for i in range(len(q) // 2):
+        qp, kp = q[2 * i : 2 * i + 2], k[2 * i : 2 * i + 2]
+        np.testing.assert_allclose(k_even[2 * i : 2 * i + 2], (kp @ qp) / (qp @ qp) * qp, atol=1e-12)
+        assert abs((kp - k_even[2 * i : 2 * i + 2]) @ qp) < 1e-12  # what is dropped is perpendicular to q's pair
+    assert all(abs(_reference_asymmetry(q, k_even, d)) < 1e-9 for d in range(1, 30))
+    wrong = {
+        direction_exercise.starter: "asymmetry(q, k, 1) for width 64 gave 0.0000",
+        # the cosine term is even: it cancels, so using it gives the wrong difference
+        "def asymmetry(q, k, d):\n    w = posenc.frequencies(len(q))\n"
+        "    a = q[0::2] * k[0::2] + q[1::2] * k[1::2]\n    return 2 * np.sum(a * np.cos(d * w))\n": "changes sign",
+        # right formula, k_even left to do
+        direction_exercise.solution.split("q_pairs")[0] + "k_even = None\n": "Set `k_even`",
+        # a key with no asymmetry, but not the nearest one: q itself
+        direction_exercise.solution.split("q_pairs")[0] + "k_even = q.copy()\n": "keep, in each pair",
+        # k unchanged: still asymmetric
+        direction_exercise.solution.split("q_pairs")[0] + "k_even = k.copy()\n": "still differ",
+    }
+    for code, message in wrong.items():
+        with pytest.raises(AssertionError, match=re.escape(message)):
+            _run_exercise(direction_exercise, code)
+
+
+def test_the_seed_bound_best_offset_exercise_is_gone(lesson_text):
+    assert "best_offset" not in lesson_text
+    assert 'exercise="RoPE cares about the sign of the offset"' not in lesson_text

@@ -987,3 +987,85 @@ def test_released_factors_against_the_contexts(lesson):
     assert "at $40 \\times 4{,}096 = 163{,}840$" in text
     trained = [row[4].split(":")[0] for row in _released_rows(lesson.text)]
     assert trained.count("no") == 1  # Qwen2.5 alone: "common as it is, is not part of any of the methods"
+
+
+# --- the exercise: YaRN's ramp from the paper -------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def yarn_exercise(lesson):
+    from course_site.exercises import parse_exercises
+
+    (exercise,) = [e for e in parse_exercises(lesson.blocks) if e.title == "YaRN's ramp, from the paper"]
+    return exercise
+
+
+def _paper_ramp(head_dim: int, base: float, context: float, s: float, alpha: float, beta: float) -> list[float]:
+    """Peng et al. 2023, eq. 17-20: gamma(r) linear in r = L / lambda from alpha to beta; ratio gamma + (1-gamma)/s."""
+    out = []
+    for i in range(head_dim // 2):
+        turns = context / (2 * math.pi * base ** (2 * i / head_dim))
+        gamma = min(max((turns - alpha) / (beta - alpha), 0.0), 1.0)
+        out.append(gamma + (1 - gamma) / s)
+    return out
+
+
+def test_the_yarn_exercise_passes_its_solution_and_fails_the_rest(yarn_exercise):
+    namespace = _run_check_namespace(yarn_exercise, yarn_exercise.solution)
+    paper = _paper_ramp(D, BASE, CONTEXT, FACTOR, 1.0, 32.0)
+    code = _reference_ratios()["YaRN"]
+    assert float(namespace["gap"]) == pytest.approx(max(abs(a - b) for a, b in zip(paper, code, strict=True)))
+    np.testing.assert_allclose(namespace["paper_ratio"](D, BASE, CONTEXT, FACTOR), paper, atol=1e-12)
+    solution_head = yarn_exercise.solution.split("theta, _ = posenc.rope_frequencies(128)")[0]
+    wrong = {
+        yarn_exercise.starter: "pair 41 makes 0.89 turns over L and should get 0.2500, got 1.0000",
+        # the code's ramp instead of the paper's
+        "def paper_ratio(head_dim, base, L, s, alpha=1.0, beta=32.0):\n"
+        "    theta, _ = posenc.rope_frequencies(head_dim, base=base)\n"
+        "    y = {'rope_type': 'yarn', 'factor': s, 'original_max_position_embeddings': L,\n"
+        "         'beta_fast': beta, 'beta_slow': alpha}\n"
+        "    return posenc.rope_frequencies(head_dim, base=base, scaling=y)[0] / theta\n": "the code's ratios",
+        # ramp the wrong way round: gamma in wavelengths
+        "def paper_ratio(head_dim, base, L, s, alpha=1.0, beta=32.0):\n"
+        "    theta, _ = posenc.rope_frequencies(head_dim, base=base)\n"
+        "    r = 2 * np.pi / theta / L\n"
+        "    g = np.clip((r - alpha) / (beta - alpha), 0.0, 1.0)\n"
+        "    return g + (1 - g) / s\n": "turns over L and should get",
+        solution_head + "gap = None\n": "Set `gap`",
+        solution_head + "gap = 0.5\n": "`gap` is 0.5000",
+    }
+    for code_text, message in wrong.items():
+        with pytest.raises(AssertionError, match=re.escape(message)):
+            _run_check_namespace(yarn_exercise, code_text)
+
+
+def _run_check_namespace(exercise, code: str) -> dict:
+    namespace: dict = {"__name__": "__main__"}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(f"{exercise.setup}\n{code}\n{exercise.check}", "<exercise>", "exec"), namespace)
+    return namespace
+
+
+def test_the_text_after_the_yarn_exercise(lesson):
+    """Largest gap 0.29 at pair 25 (about 9 turns): paper 0.44, code 0.73; 8 pairs per band 32-10, 10-3, 3-1;
+    the paper's gamma is (10 - 1) / 31 = 0.29 at 10 turns."""
+    paper = _paper_ramp(D, BASE, CONTEXT, FACTOR, 1.0, 32.0)
+    code = _reference_ratios()["YaRN"]
+    gaps = [abs(a - b) for a, b in zip(paper, code, strict=True)]
+    worst = gaps.index(max(gaps))
+    turns = [CONTEXT / (2 * math.pi * BASE ** (2 * i / D)) for i in range(D // 2)]
+    assert (worst, round(max(gaps), 2), round(turns[worst]), round(paper[worst], 2), round(code[worst], 2)) == (
+        25,
+        0.29,
+        9,
+        0.44,
+        0.73,
+    )
+    bands = [sum(lo <= r <= hi for r in turns) for lo, hi in [(10, 32), (3, 10), (1, 3)]]
+    assert bands == [8, 8, 8]
+    assert round((10 - 1) / (32 - 1), 2) == 0.29
+    text = flat(lesson.text)
+    assert "The largest gap, 0.29, sits at pair 25, which makes about 9 turns over $L$" in text
+    assert "brought it down to 0.44, while the code's still keeps it at 0.73" in text
+    assert "it gives 8 pairs to each of the bands from 32 to 10 turns, from 10 to 3 and from 3 to 1" in text
+    assert "falls from 1 to 0.29 within the first band" in text
