@@ -14,7 +14,7 @@ GROUPS = {"ab": "(a)+(b)", "d": "floor_d+(d)+(e)", "cf": "(c)+(f)"}
 PAIRS = {"ab": ("a", "b"), "d": ("floor_d", "d")}
 """A floor and its lesson run, measured back to back, in alternating order."""
 READ_SECONDS = 8.0
-GOALS = {  # issue 16's, on loopback
+GOALS = {  # the first output's goals, on loopback (benchmarks/README.md)
     "b/a": 0.8,
     "c_s": 0.3,
     "d/floor_d": 1.0,

@@ -1,8 +1,8 @@
 """What the benchmark relies on in the built site: paths, file names, the worker's name, the cells' markup.
 
-Where the site renames a file (issue 11, item 5), both names are listed, the new
-one first, and the benchmark takes whichever the build has; once every build
-uses the new names, the old ones can go.
+Where a site file has had two names, both are listed, the current one first, and
+the benchmark takes whichever the build has, so that an older commit's build
+(``--site DIR``) is read too.
 """
 
 LESSON = "lessons/32-positional-encoding/"
