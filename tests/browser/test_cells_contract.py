@@ -1,4 +1,4 @@
-"""Cells as a notebook user expects them (issue 12), checked against the DOM contract only:
+"""Cells as a notebook user expects them, checked against the DOM contract only:
 role="region" named "Python cell N", buttons by their accessible names, role="log",
 aria-busy while a run is under way and data-status once it has ended.
 

@@ -86,7 +86,7 @@ def press_button(page, cell: str, name: str, *, prefix: bool = False) -> None:
     now = tab_until(page, lambda now: is_target(now) or left_cell(now), f"the button {name!r} of cell {cell}")
     assert is_target(now), (
         f"Tab left cell {cell} (now on {now}) without reaching a button named {name!r}: "
-        "each cell needs Run, Stop, Reset, Copy and Clear buttons (issue 12 adds Copy and Clear)"
+        "each cell needs Run, Stop, Reset, Copy and Clear buttons"
     )
     page.keyboard.press("Enter")
 
@@ -194,7 +194,7 @@ def test_exercise_hint_and_solution_by_keyboard(browser, built_site, site_server
     pages = pages_with_exercises(built_site)
     assert pages, (
         "no page of the built site has an exercise (.course-exercise): the keyboard test of "
-        "Hint and Show solution needs one (issue 13 wires exercises into pages)"
+        'Hint and Show solution needs one (a lesson\'s ```pyodide exercise="..." fence)'
     )
     with guarded_page(browser, site_server + pages[0], viewport={"width": 1280, "height": 900}) as (page, _):
         exercise = page.locator(".course-exercise").first

@@ -124,7 +124,7 @@ def test_cells_render_their_whole_structure_with_the_toolbar_hidden(good_project
     assert html.count('<span class="course-cell__status" role="status">') == 3
     assert html.count('class="course-cell__output" data-precomputed=') == 3
     assert 'role="log" aria-live="polite" aria-label="Output of cell 1"' in html
-    # The DOM contract (issue 12): each cell is a region named "Python cell N".
+    # The DOM contract: each cell is a region named "Python cell N".
     for number in (1, 2, 3):
         assert f'id="cell-{number}" role="region" aria-label="Python cell {number}"' in html
 

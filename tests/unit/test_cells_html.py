@@ -1,4 +1,4 @@
-"""The markup of a runnable cell (cells.py): the DOM contract of issue 12 as the build writes it."""
+"""The markup of a runnable cell (cells.py): the cells' DOM contract as the build writes it."""
 
 from __future__ import annotations
 
