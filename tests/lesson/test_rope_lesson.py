@@ -832,7 +832,7 @@ def test_every_combination_of_the_inputs_cell_counts_the_pairs_the_text_gives(le
     assert expected["yarn"] == (17, 24, 23) and expected["llama3"] == (31, 10, 23)
     text = flat(lesson.text)
     assert "YaRN keeps 17 pairs, blends 24 and interpolates 23; llama3 keeps 31, blends only 10" in text
-    assert "so 62 pairs sit in between. These 16 combinations" in text
+    assert "so 62 pairs sit in between.<!-- page --> These 16 combinations" in text
     for m, name in enumerate(method.values):
         for f, s in enumerate(factor.values):
             out = io.StringIO()

@@ -4,8 +4,14 @@ Written with ``nbformat`` and checked with ``nbformat.validate``, from the lesso
 source (so math stays TeX, which Jupyter renders) and the blocks the build parsed and ran
 (`lesson_page.LessonBlocks`):
 
-- the prose between blocks: Markdown cells (admonitions become block quotes);
-- a cell: one code cell, its setup first, with its build-time outputs (text, PNG);
+- the prose between blocks: Markdown cells (admonitions become block quotes). Words for the page
+  only (``<!-- page -->…<!-- /page -->``) are left out and words for the notebook only
+  (``<!-- notebook: … -->``, a comment on the page) are put in (`for_notebook`); a link to
+  another lesson's ``.md`` file points at that lesson's page on the site, or at its notebook
+  when the site has no real address (`is_placeholder`); a link to a heading of the page points
+  at that heading in the notebook;
+- a cell: one code cell, its setup first, with its build-time outputs (text, PNG); a cell with
+  inputs starts with the values to change, each with its allowed values in a comment;
 - an exercise: its task (Markdown: title, hints and solution folded in ``<details>``), a code
   cell with its setup and starter, and a check cell ``check_exercise(...)``, which prints the
   verdict ("All checks passed." or what is not right yet) and never raises, so the notebook
@@ -19,11 +25,13 @@ Builder-neutral: the plugin collects the notebooks (`Notebooks`) and writes them
 from __future__ import annotations
 
 import base64
+import posixpath
 import re
 import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urljoin, urlsplit
 
 import nbformat
 from nbformat import v4
@@ -32,7 +40,7 @@ from .contract import PACKAGE, PYTHON_FILES
 from .execute import Output
 from .exercises import Exercise
 from .fences import QUIZ, Cell, fence_end
-from .inputs import bindings, default_key
+from .inputs import Input, bindings, default_key
 from .lesson_page import LessonBlocks, PendingCell, PendingExercise
 from .markup import tag
 from .quiz import Quiz, parse_quiz
@@ -51,6 +59,16 @@ KERNEL = {
 }
 _H1 = re.compile(r"(<h1\b[^>]*>.*?</h1>)", re.DOTALL)
 _ADMONITION = re.compile(r'^(?:!!!|\?\?\?\+?)\s+(?P<kind>[\w-]+)(?:\s+"(?P<title>[^"]*)")?\s*$')
+PAGE_ONLY = re.compile(r"<!--\s*page\s*-->.*?<!--\s*/page\s*-->", re.DOTALL)
+"""Words for the page only, between ``<!-- page -->`` and ``<!-- /page -->``: left out of the notebook."""
+NOTEBOOK_ONLY = re.compile(r"<!--\s*notebook:\s*(?P<text>.*?)\s*-->", re.DOTALL)
+"""Words for the notebook only, in a comment ``<!-- notebook: … -->`` that the page does not show."""
+_LINK = re.compile(r"(?<!!)\[(?P<text>[^\]]*)\]\((?P<target>[^)\s]+)\)")
+_HEADING = re.compile(r"^#{1,6}\s+(?P<text>.+?)\s*#*\s*$", re.MULTILINE)
+PLACEHOLDER_LABELS = frozenset({"example"})
+"""A host with one of these labels is made up (``example.com``, ``example.github.io``, ``docs.example``)."""
+PLACEHOLDER_TLDS = frozenset({"example", "invalid", "test"})
+"""Top-level names reserved for examples and tests (RFC 2606), never a site's real address."""
 
 
 @dataclass(frozen=True)
@@ -70,7 +88,7 @@ def lesson_notebook(source: Source, blocks: LessonBlocks) -> nbformat.NotebookNo
     checker_added = False
     for prose, number in _pieces(source, blocks):
         if prose.strip():
-            cells.append(v4.new_markdown_cell(_plain_markdown(prose)))
+            cells.append(v4.new_markdown_cell(_plain_markdown(_links(for_notebook(prose), source))))
         if number is None:
             continue
         pending = blocks.pending.get(number)
@@ -78,11 +96,12 @@ def lesson_notebook(source: Source, blocks: LessonBlocks) -> nbformat.NotebookNo
             if not checker_added:
                 cells.append(_checker_cell())
                 checker_added = True
-            cells.extend(_exercise_cells(pending.exercise, pending.number))
+            cells.extend(_exercise_cells(pending.exercise, pending.number, source))
         elif isinstance(pending, PendingCell):
             cells.append(_code_cell(pending, counter))
         elif blocks.blocks[number].lang == QUIZ:
-            cells.append(v4.new_markdown_cell(_quiz_markdown(parse_quiz(blocks.blocks[number]))))
+            quiz = _quiz_markdown(parse_quiz(blocks.blocks[number]))
+            cells.append(v4.new_markdown_cell(_links(for_notebook(quiz), source)))
     for number, cell in enumerate(cells, start=1):
         cell["id"] = f"cell-{number}"  # nbformat's are random: the same lesson builds the same file
     notebook = v4.new_notebook(cells=cells, metadata=dict(KERNEL))
@@ -90,12 +109,100 @@ def lesson_notebook(source: Source, blocks: LessonBlocks) -> nbformat.NotebookNo
     return notebook
 
 
+def is_placeholder(url: str) -> bool:
+    """Whether ``url`` has a made-up host (a build without ``SITE_URL`` keeps ``mkdocs.yml``'s placeholder).
+
+    >>> is_placeholder("https://example.github.io/transformer-course/"), is_placeholder("https://a.github.io/c/")
+    (True, False)
+    """
+    host = (urlsplit(url).hostname or "").lower()
+    labels = host.split(".")
+    return not host or bool(PLACEHOLDER_LABELS.intersection(labels)) or labels[-1] in PLACEHOLDER_TLDS
+
+
+_RUN_IN_ORDER = (
+    "*Run the cells in order: each may use what the cells above defined. "
+    "An exercise's check cell says whether your code passes.*"
+)
+
+
 def _introduction(source: Source) -> str:
-    return (
-        f"*This notebook is the lesson at <{source.page_url}>, to run in Jupyter. Its code needs numpy, "
-        f"matplotlib and the course's package `posenc`:* `{source.install}`. *Run the cells in order: "
-        "each may use what the cells above defined. An exercise's check cell says whether your code passes.*"
+    if not is_placeholder(source.page_url):
+        return (
+            f"*This notebook is the lesson at <{source.page_url}>, to run in Jupyter. Its code needs numpy, "
+            f"matplotlib and the course's package `posenc`:* `{source.install}`. {_RUN_IN_ORDER}"
+        )
+    title = next((m["text"] for m in _HEADING.finditer(source.markdown)), "this lesson")
+    wheel = next((word for word in source.install.split() if word.endswith(".whl")), "")
+    on_site = _site_path(wheel, source.page_url)
+    shipped = (
+        f", or from the wheel that the course's site serves as `{on_site}` (download it, then "
+        f"`pip install {posixpath.basename(on_site)}`)"
+        if on_site
+        else ""
     )
+    return (
+        f"*This notebook is the lesson “{title}”, to run in Jupyter. Its code needs numpy, matplotlib "
+        f"and the course's own package `posenc`, which is not on PyPI:* `pip install numpy matplotlib`, *then "
+        f"install `posenc` from the course's source, with* `pip install .` *in a copy of its repository (the "
+        f"package is its `src/posenc/`){shipped}. {_RUN_IN_ORDER}"
+    )
+
+
+def _site_path(url: str, page_url: str) -> str:
+    """``url``'s path from the site's root: what follows the part it shares with the page's URL ("" if none)."""
+    shared = posixpath.commonprefix([url, page_url])
+    root = shared[: shared.rfind("/") + 1]
+    return url[len(root) :] if url and "://" in root and root.count("/") >= 3 else ""
+
+
+def for_notebook(markdown: str) -> str:
+    """The Markdown as the notebook shows it: page-only words out, notebook-only words in."""
+    return NOTEBOOK_ONLY.sub(lambda m: m["text"], PAGE_ONLY.sub("", markdown))
+
+
+def _links(markdown: str, source: Source) -> str:
+    """Links to another lesson's ``.md`` at its page (or, without a real address, its notebook); ``#slug`` at the
+    notebook's heading of that slug (Jupyter names a heading by its text, spaces as ``-``)."""
+    headings = _heading_ids(source.markdown)
+    placeholder = is_placeholder(source.page_url)
+
+    def target(match: re.Match[str]) -> str:
+        href = match["target"]
+        path, _, fragment = href.partition("#")
+        if not path and fragment in headings:
+            return f"[{match['text']}](#{headings[fragment]})"
+        if urlsplit(path).scheme or not path.endswith(".md"):
+            return match[0]
+        suffix = f"#{fragment}" if fragment else ""
+        if placeholder:
+            return f"[{match['text']}]({path[: -len('.md')]}.ipynb{suffix})"
+        return f"[{match['text']}]({_page_url(path, source.page_url)}{suffix})"
+
+    return _LINK.sub(target, markdown)
+
+
+def _page_url(md_path: str, page_url: str) -> str:
+    """The site's URL of the page made from ``md_path`` (relative to the lesson's file), as the page links it."""
+    stem = md_path[: -len(".md")]
+    if page_url.endswith("/"):  # directory URLs: lessons/32-x.md is lessons/32-x/
+        folder = urljoin(page_url, "../")
+        name = stem[: -len("index")] if posixpath.basename(stem) == "index" else f"{stem}/"
+    else:
+        folder = urljoin(page_url, "./")
+        name = f"{stem}.html"
+    return urljoin(folder, name)
+
+
+def _heading_ids(markdown: str) -> dict[str, str]:
+    """Each heading's slug on the page (MkDocs' ``toc``) and its id in Jupyter (its text, spaces as ``-``)."""
+    from markdown.extensions.toc import slugify
+
+    ids = {}
+    for match in _HEADING.finditer(markdown):
+        text = re.sub(r"[`*]", "", match["text"])
+        ids.setdefault(slugify(text, "-"), text.replace(" ", "-"))
+    return ids
 
 
 def _pieces(source: Source, blocks: LessonBlocks) -> Iterator[tuple[str, int | None]]:
@@ -167,11 +274,25 @@ def _code_cell(pending: PendingCell, counter: _Counter) -> nbformat.NotebookNode
 
 
 def _with_inputs(cell: Cell, code: str) -> str:
-    """The cell's inputs bound to their defaults above its code: the page's sliders are plain values here."""
+    """The cell's inputs as its first lines, at their defaults, each with the values it may take in a comment."""
     if not cell.inputs:
         return code
-    note = "# The inputs of this cell on the page, at their defaults: change the values and run it again.\n"
+    allowed = "".join(f"#   {i.name}: {_allowed(i)}\n" for i in cell.inputs)
+    note = f"# The values to change, then run the cell again:\n{allowed}"
     return f"{note}{bindings(cell.inputs, default_key(cell.inputs))}\n{code}"
+
+
+def _allowed(item: Input) -> str:
+    """What an input may hold, in words: ``one of 2.0, 4.0``, ``a whole number from 0 to 63``, ``True or False``."""
+    label = f"{item.label}, " if item.label and item.label != item.name else ""
+    if item.kind == "checkbox":
+        return f"{label}True or False"
+    if item.kind == "select":
+        return f"{label}one of {', '.join(map(repr, item.values))}"
+    low, high, step = (item.slider[k] for k in ("min", "max", "step"))
+    kind = "a number" if item.slider["float"] else "a whole number"
+    steps = f" in steps of {step!r}" if step != 1 else ""
+    return f"{label}{kind} from {low!r} to {high!r}{steps}"
 
 
 def _outputs(outputs: list[Output], count: int | None) -> Iterator[nbformat.NotebookNode]:
@@ -206,14 +327,14 @@ def _checker_cell() -> nbformat.NotebookNode:
     return v4.new_code_cell(intro + CHECKER.read_text().rstrip() + "\n\n" + CHECKER_CELL.strip() + "\n")
 
 
-def _exercise_cells(exercise: Exercise, number: int) -> list[nbformat.NotebookNode]:
+def _exercise_cells(exercise: Exercise, number: int, source: Source) -> list[nbformat.NotebookNode]:
     """The task, the starter cell and the check cell of one exercise."""
     check = (
         f"# Check exercise {number} (run your code above first); prints the verdict.\n"
         f"check_exercise({_python_string(exercise.check)})"
     )
     return [
-        v4.new_markdown_cell(_task_markdown(exercise, number)),
+        v4.new_markdown_cell(_links(for_notebook(_task_markdown(exercise, number)), source)),
         v4.new_code_cell(_code_source(exercise.setup, exercise.starter)),
         v4.new_code_cell(check),
     ]
