@@ -15,6 +15,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlencode
 
+from course_site.pyodide_manifest import dependency_closure
+
 from . import site_layout as layout
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -122,15 +124,7 @@ class SiteInfo:
 
     def closure(self, *names: str) -> set[str]:
         """These lock packages and everything they depend on."""
-        packages = self.lock["packages"]
-        found: set[str] = set()
-        todo = list(names)
-        while todo:
-            name = todo.pop()
-            if name not in found:
-                found.add(name)
-                todo.extend(packages[name]["depends"])
-        return found
+        return set(dependency_closure(self.lock, names))
 
     def wheel_paths(self) -> dict[str, str]:
         """Site path of every wheel in the lock -> package name."""

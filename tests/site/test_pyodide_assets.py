@@ -28,7 +28,13 @@ except ImportError:  # not installed: use the source tree
 
 from course_site import _download, pyodide_assets  # noqa: E402
 from course_site.pyodide_fetch import Asset, copy_assets, fetch_assets, verify_assets  # noqa: E402
-from course_site.pyodide_manifest import AssetError, load_manifest, lock_entry, site_lock  # noqa: E402
+from course_site.pyodide_manifest import (  # noqa: E402
+    AssetError,
+    dependency_closure,
+    load_manifest,
+    lock_entry,
+    site_lock,
+)
 from course_site.pyodide_manifest_writer import (  # noqa: E402
     CORE_FILES,
     ROOT_PACKAGES,
@@ -112,13 +118,7 @@ def test_manifest_wheels_equal_official_lock(manifest: dict, lock: dict) -> None
 
 
 def test_wheels_are_exactly_the_numpy_matplotlib_jedi_closure(manifest: dict, lock: dict) -> None:
-    closure: set[str] = set()
-    todo = list(ROOT_PACKAGES)
-    while todo:
-        name = todo.pop()
-        if name not in closure:
-            closure.add(name)
-            todo.extend(lock["packages"][name]["depends"])
+    closure = set(dependency_closure(lock, ROOT_PACKAGES))
     assert closure == CLOSURE
     assert {w["package"] for w in _wheels(manifest)} == closure
     assert len(_wheels(manifest)) == len(closure)
