@@ -635,44 +635,89 @@ def test_heatmap_and_compare_return_figures():
 # --- the cell with a slider: a position's nearest neighbours --------------------------------
 
 
-def test_the_slider_cell_finds_the_neighbours_one_step_away_at_the_same_distance(cells, lesson_text, cell_source):
-    """ "In the middle the two nearest positions are the neighbours one step away, both at distance 1.95.
-    An end has only one such neighbour, so there the second nearest position is two steps in, at 3.64",
-    for every value of the slider, against the distance derived from the formula:
-    |PE_p - PE_(p+k)|^2 = sum over pairs of (2 - 2 cos k omega_i)."""
+def _nearest(d_model: int, pos: int, count: int = 3) -> list[tuple[int, float]]:
+    """The positions 0..63 nearest to pos, from the paper's formula, ties in order of position."""
+    reference = _reference_pe(range(64), d_model)
+    dist = np.linalg.norm(reference - reference[pos], axis=1)
+    order = sorted((p for p in range(64) if p != pos), key=lambda p: (round(dist[p], 9), p))
+    return [(p, float(dist[p])) for p in order[:count]]
+
+
+def test_the_inputs_cell_shows_every_width_and_position_against_the_formula(cells, lesson_text, cell_source):
+    """All 16 combinations of d_model (4, 8, 16, 128) and pos (0, 10, 31, 63), pre-rendered by the build: the
+    printed nearest positions and distances, the neighbours' distance and the closest two of the 64 positions,
+    against the formula entry by entry; and the distance is one curve of the offset |p - pos|."""
     import matplotlib.pyplot as plt
 
     cell = cells[5]
-    pos, marked = cell.inputs
-    assert (pos.name, pos.values, pos.default) == ("pos", tuple(range(64)), 10)
-    assert (marked.name, marked.kind, marked.default) == ("marked", "checkbox", 1)
-    step = math.sqrt(sum(2 - 2 * math.cos(w) for w in _reference_omega(128)))
-    assert f"{step:.2f}" == "1.95"
-    two_steps = math.sqrt(sum(2 - 2 * math.cos(2 * w) for w in _reference_omega(128)))
-    assert f"{two_steps:.2f}" == "3.64"
+    d_model, pos = cell.inputs
+    assert (d_model.name, d_model.values, d_model.values[d_model.default]) == ("d_model", (4, 8, 16, 128), 128)
+    assert (pos.name, pos.values, pos.values[pos.default]) == ("pos", (0, 10, 31, 63), 10)
+    assert d_model.count * pos.count == 16  # every combination is pre-rendered
+    for a, width in enumerate(d_model.values):
+        reference = _reference_pe(range(64), width)
+        by_offset = np.linalg.norm(reference - reference[0], axis=1)
+        apart = min(np.linalg.norm(reference[i] - reference[j]) for i in range(64) for j in range(i + 1, 64))
+        for b, p in enumerate(pos.values):
+            namespace: dict = {"__name__": "__main__"}
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                exec(compile(cell_source(cell, (a, b)), "<inputs cell>", "exec"), namespace)
+            plt.close("all")
+            first, second = out.getvalue().splitlines()
+            assert first.startswith(f"d_model = {width}, nearest to {p}: ")
+            shown = [(int(q), dist) for q, dist in re.findall(r"(\d+) \(([\d.]+)\)", first.split(": ", 1)[1])]
+            # three other positions, each at the distance the formula gives it, and no position nearer
+            # (positions at equal distances may come in either order)
+            assert len({q for q, _ in shown}) == 3 and p not in {q for q, _ in shown}
+            exact = np.linalg.norm(reference - reference[p], axis=1)
+            assert all(f"{exact[q]:.2f}" == dist for q, dist in shown)
+            assert [dist for _, dist in shown] == [f"{dist:.2f}" for _, dist in _nearest(width, p)]
+            assert (
+                second == f"neighbours one step apart: {by_offset[1]:.2f}; closest two of the 64 positions: {apart:.2f}"
+            )
+            assert np.allclose(namespace["dist"], by_offset[np.abs(np.arange(64) - p)])
+
+
+def test_the_inputs_cell_prose_and_its_answer(lesson_text):
+    """The prose above the cell states the width-128 facts and asks; the folded answer gives the rest."""
     text = _flat(lesson_text)
-    assert "In the middle the two nearest positions are the neighbours one step away, both at distance 1.95" in text
+    step = math.sqrt(sum(2 - 2 * math.cos(w) for w in _reference_omega(128)))
+    two_steps = math.sqrt(sum(2 - 2 * math.cos(2 * w) for w in _reference_omega(128)))
+    assert (f"{step:.2f}", f"{two_steps:.2f}") == ("1.95", "3.64")
+    assert [q for q, _ in _nearest(128, 10, 2)] == [9, 11] and [q for q, _ in _nearest(128, 0, 2)] == [1, 2]
+    assert "in the middle both are at distance 1.95, and at an end, which has only one neighbour" in text
     assert "the second nearest position is two steps in, at 3.64" in text
-    assert "always the neighbours" not in text
-    reference = _reference_pe(np.arange(64), 128)
-    by_offset = np.linalg.norm(reference - reference[0], axis=1)
-    for p in range(64):
-        namespace: dict = {"__name__": "__main__"}
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            exec(compile(cell_source(cell, (p, p % 2)), "<slider cell>", "exec"), namespace)
-        plt.close("all")
-        two = sorted(namespace["nearest"][:2].tolist())
-        expected = sorted(q for q in (p - 1, p + 1) if 0 <= q < 64)
-        if len(expected) == 1:  # an end: its one neighbour, then the next one further in
-            expected = sorted([expected[0], 2 if p == 0 else 61])
-        assert two == expected
-        for q in (p - 1, p + 1):
-            if 0 <= q < 64:
-                assert np.isclose(namespace["dist"][q], step)
-        # "the distance depends only on the offset p - pos": one curve of |offset|, shifted
-        assert np.allclose(namespace["dist"], by_offset[np.abs(np.arange(64) - p)])
-        assert f"{step:.2f}" in out.getvalue()
+    question = text.index("**Predict before you run it with $d_{\\text{model}} = 4$**")
+    answer = text.index('??? success "What the widths show"')
+    assert question < text.index("d_model = select([4, 8, 16, 128]") < answer
+    # the answer is not in the prose above the cell
+    intro = text[text.index("## Try it: a position and its nearest neighbours") : question]
+    assert "29" not in intro and "0.24" not in intro
+    # the answer's numbers, from the formula
+    ((q1, d1),) = _nearest(4, 10, 1)
+    neighbour = _nearest(4, 10, 64)
+    assert (q1, round(d1, 2)) == (29, 0.24)
+    assert round(dict(neighbour)[9], 2) == round(dict(neighbour)[11], 2) == 0.96
+    assert round(dict(neighbour)[9] / d1) == 4
+    assert round(19 - 6 * math.pi, 2) == 0.15 and round(19 * 10_000 ** (-2 / 4), 2) == 0.19
+    assert round(2 * math.pi * 10_000 ** (2 / 4)) == 628
+    reference = _reference_pe(range(64), 4)
+    apart = min(np.linalg.norm(reference[i] - reference[j]) for i in range(64) for j in range(i + 1, 64))
+    assert round(apart, 2) == 0.24
+    assert sorted(q for q, _ in _nearest(8, 10, 2)) == [4, 16]
+    assert [q for q, _ in _nearest(16, 10)] == [9, 11, 4]
+    for claim in [
+        "the position nearest to 10 is 29, nineteen steps away, at distance 0.24, four times closer than the "
+        "neighbours (0.96)",
+        "pair 0 turns three times and only 0.15 radians more ($19 - 6\\pi \\approx 0.15$)",
+        "whose wavelength is 628 positions, moves by only 0.19 radians",
+        "the closest two are 0.24 apart",
+        "At $d_{\\text{model}} = 8$ the nearest to 10 are 4 and 16, six steps away",
+        "at 16 the third nearest is already six steps away",
+    ]:
+        assert claim in text[answer:], claim
+    assert "always the neighbours" not in text and "Drag the slider" not in text
 
 
 # --- wording checked against the sources and the arithmetic ---------------------------------

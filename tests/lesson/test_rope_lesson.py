@@ -809,38 +809,129 @@ def _yarn_split(d: int, base: float, context: int) -> tuple[int, int]:
     return low + 1, d // 2 - high
 
 
-def test_every_combination_of_the_inputs_cell_counts_the_pairs_the_text_gives(lesson, cell_source):
-    """ "YaRN keeps 17 pairs, blends 24 and interpolates 23; llama3 keeps 31, blends only 10 and interpolates
-    the same 23 ...; PI keeps none; NTK-aware keeps only pair 0 and interpolates only the slowest, so 62
-    pairs sit in between", at every factor: all 16 combinations, which the build pre-renders."""
+def _split(method: str, d: int, base: float, context: int) -> tuple[int, int, int]:
+    """Kept, blended and interpolated pairs of each method, from its rule written out (not posenc)."""
+    wavelengths = [2 * math.pi * base ** (2 * i / d) for i in range(d // 2)]
+    if method == "linear":
+        return 0, 0, d // 2
+    if method == "ntk":  # pair 0 has ratio base'^0 = 1, the last exactly 1/s, all others in between
+        return 1, d // 2 - 2, 1
+    if method == "yarn":
+        kept, interpolated = _yarn_split(d, base, context)
+        return kept, d // 2 - kept - interpolated, interpolated
+    kept = sum(w < context / 4 for w in wavelengths)  # llama3, high_freq_factor 4, low 1
+    interpolated = sum(w > context for w in wavelengths)
+    return kept, d // 2 - kept - interpolated, interpolated
+
+
+def _beyond(method: str, d: int, base: float, context: int, s: float) -> int:
+    """Slow pairs whose angle at offset sL exceeds the trained L * theta_i: their ratio above 1/s."""
+    ratios = {
+        "linear": _reference_ratios_at(d, base, context, s)["PI (linear)"],
+        "ntk": _reference_ratios_at(d, base, context, s)["NTK-aware"],
+        "yarn": _reference_ratios_at(d, base, context, s)["YaRN"],
+        "llama3": _reference_ratios_at(d, base, context, s)["llama3"],
+    }[method]
+    slow = [2 * math.pi * base ** (2 * i / d) > context for i in range(d // 2)]
+    return sum(is_slow and s * r > 1 + 1e-12 for is_slow, r in zip(slow, ratios, strict=True))
+
+
+def _reference_ratios_at(d: int, base: float, context: int, s: float) -> dict[str, list[float]]:
+    """theta'_i / theta_i of each method for any head and L, by plain math (as _reference_ratios)."""
+
+    def c(r: float) -> float:
+        return d * math.log(context / (r * 2 * math.pi)) / (2 * math.log(base))
+
+    low, high = max(math.floor(c(32)), 0), min(math.ceil(c(1)), d - 1)
+    keep = [1 - min(max((i - low) / (high - low), 0.0), 1.0) for i in range(d // 2)]
+    turns = [context / (2 * math.pi * base ** (2 * i / d)) for i in range(d // 2)]
+    blend = [min(max((r - 1.0) / (4.0 - 1.0), 0.0), 1.0) for r in turns]
+    return {
+        "PI (linear)": [1 / s] * (d // 2),
+        "NTK-aware": [(s ** (d / (d - 2))) ** (-2 * i / d) for i in range(d // 2)],
+        "YaRN": [k + (1 - k) / s for k in keep],
+        "llama3": [g + (1 - g) / s for g in blend],
+    }
+
+
+def test_every_combination_of_the_inputs_cell_against_each_methods_rule(lesson, cell_source):
+    """All 16 combinations of method (linear, ntk, yarn, llama3) and L (2,048 to 32,768), pre-rendered by the
+    build: kept, blended and interpolated pairs, the slow pairs and where they begin, and those left past
+    their trained angles at sL, each recomputed from the method's rule."""
     import matplotlib.pyplot as plt
 
     cell = lesson.cells[7]
-    method, factor = cell.inputs
-    assert method.values == ("linear", "ntk", "yarn", "llama3") and factor.values == (2.0, 4.0, 8.0, 16.0)
-    d, base, context = 128, 10000.0, 2048
-    yarn_kept, yarn_interpolated = _yarn_split(d, base, context)
-    wavelengths = [2 * math.pi * base ** (2 * i / d) for i in range(d // 2)]
-    llama_kept = sum(w < context / 4 for w in wavelengths)
-    slow = slow_pairs(d, base, context)
-    expected = {
-        "linear": (0, 0, 64),
-        "ntk": (1, 62, 1),
-        "yarn": (yarn_kept, d // 2 - yarn_kept - yarn_interpolated, yarn_interpolated),
-        "llama3": (llama_kept, d // 2 - llama_kept - slow, slow),
-    }
-    assert expected["yarn"] == (17, 24, 23) and expected["llama3"] == (31, 10, 23)
-    text = flat(lesson.text)
-    assert "YaRN keeps 17 pairs, blends 24 and interpolates 23; llama3 keeps 31, blends only 10" in text
-    assert "so 62 pairs sit in between.<!-- page --> These 16 combinations" in text
+    method, context = cell.inputs
+    assert method.values == ("linear", "ntk", "yarn", "llama3") and context.values == (2048, 4096, 8192, 32768)
+    assert method.count * context.count == 16
+    d, base, s = 128, 10000.0, 4.0
     for m, name in enumerate(method.values):
-        for f, s in enumerate(factor.values):
+        for c, L in enumerate(context.values):
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
-                exec(compile(cell_source(cell, (m, f)), "<inputs cell>", "exec"), {"__name__": "__main__"})
+                exec(compile(cell_source(cell, (m, c)), "<inputs cell>", "exec"), {"__name__": "__main__"})
             plt.close("all")
-            kept, blended, interpolated = expected[name]
-            assert out.getvalue() == f"{name}, s = {s:g}: {kept} kept, {blended} blended, {interpolated} interpolated\n"
+            kept, blended, interpolated = _split(name, d, base, L)
+            n_slow = slow_pairs(d, base, L)
+            first = next(i for i in range(d // 2) if 2 * math.pi * base ** (2 * i / d) > L)
+            assert out.getvalue() == (
+                f"{name}, L = {L}: {kept} kept, {blended} blended, {interpolated} interpolated\n"
+                f"slow pairs: {n_slow}, from pair {first}; past their trained angles at sL: "
+                f"{_beyond(name, d, base, L, s)}\n"
+            )
+
+
+def test_the_factor_does_not_change_which_pairs_are_kept(lesson):
+    """ "which pairs are kept, blended and interpolated does not depend on it": at L = 2048, s = 2 to 16."""
+    theta = np.array(_theta(128))
+    for name in ("linear", "ntk", "yarn", "llama3"):
+        splits = set()
+        for s in (2.0, 4.0, 8.0, 16.0):
+            scaling = {"rope_type": name, "factor": s}
+            if name in ("yarn", "llama3"):
+                scaling["original_max_position_embeddings"] = 2048
+            if name == "llama3":
+                scaling.update(low_freq_factor=1.0, high_freq_factor=4.0)
+            ratio = posenc.rope_frequencies(128, scaling=scaling)[0] / theta
+            kept, interpolated = int(np.isclose(ratio, 1).sum()), int(np.isclose(ratio, 1 / s).sum())
+            splits.add((kept, 64 - kept - interpolated, interpolated))
+        assert splits == {_split(name, 128, 10_000.0, 2048)}
+    assert "which pairs are kept, blended and interpolated does not depend on it" in flat(lesson.text)
+
+
+def test_the_inputs_cell_prose_asks_first_and_answers_below(lesson):
+    text = flat(lesson.text)
+    section = text[text.index("## Try it: which pairs each method slows") : text.index("## Check your understanding")]
+    question = section.index("**Predict before you change $L$:**")
+    cell = section.index('L = select([2048, 4096, 8192, 32768], value=2048, label="training length L")')
+    answer = section.index('??? success "What changing $L$ shows"')
+    assert question < cell < answer
+    assert (slow_pairs(128, 10_000.0, 2048), slow_pairs(128, 10_000.0, 32_768)) == (23, 4)
+    assert "At $L = 2048$, the LLaMA head of this lesson, 23 pairs are slow" in section[:question]
+    assert "4 at $L = 32{,}768$" in section[:question]
+    for word in ("17", "36", "22 of 23", "3 of the 4"):
+        assert word not in section[:question]
+    d, base = 128, 10_000.0
+    yarn = [_split("yarn", d, base, L) for L in (2048, 32_768)]
+    llama = [_split("llama3", d, base, L) for L in (2048, 32_768)]
+    assert (yarn[0][0], yarn[1][0], yarn[0][2], yarn[1][2]) == (17, 36, 23, 4)
+    assert (llama[0][0], llama[1][0], llama[0][2], llama[1][2]) == (31, 50, 23, 4)
+    for L in (2048, 4096, 8192, 32_768):  # "both always interpolate exactly the slow pairs"
+        assert _split("yarn", d, base, L)[2] == _split("llama3", d, base, L)[2] == slow_pairs(d, base, L)
+        assert _beyond("yarn", d, base, L, 4.0) == _beyond("llama3", d, base, L, 4.0) == 0
+        assert _split("ntk", d, base, L) == (1, 62, 1) and _split("linear", d, base, L) == (0, 0, 64)
+    assert (_beyond("ntk", d, base, 2048, 4.0), _beyond("ntk", d, base, 32_768, 4.0)) == (22, 3)
+    first_slow = next(i for i in range(64) if 2 * math.pi * base ** (2 * i / 128) > 32_768)
+    assert first_slow - 1 == 59  # the fast pairs after pair 0 that NTK slows at L = 32,768
+    answer_text = section[answer:]
+    for claim in [
+        "YaRN's kept pairs go from 17 to 36 and its interpolated ones from 23 to 4",
+        "llama3's from 31 to 50 and from 23 to 4",
+        "22 of 23 stay out of it at $L = 2048$, and 3 of the 4 at $L = 32{,}768$",
+        "it also slows the 59 fast pairs after pair 0",
+    ]:
+        assert claim in answer_text, claim
+    assert "Pick a rescaling" not in text and "These 16 combinations" not in text
 
 
 # --- corrections: wording checked against the sources ----------------------------------------------
