@@ -43,6 +43,18 @@ def type_in(page, cell: str, code: str, text: str) -> None:
     page.keyboard.type(text)
 
 
+def queries_made(page) -> None:
+    """Return once CodeMirror has asked for the completions of the keys typed so far.
+
+    CodeMirror asks ``activateOnTypingDelay`` (100 ms) after the last key, 50 ms after Ctrl+Space, from a
+    ``setTimeout`` set as it handles the key. A timer that the page sets later, for longer, fires after
+    that one (timers fire in the order they fall due), so once it has fired the requests were made, here
+    while a cell ran. A learner who types while a cell runs and stops typing after the run ended gets the
+    answer to the request made then: that one is new, not a dropped one coming back.
+    """
+    page.evaluate("() => new Promise((done) => setTimeout(done, 300))")
+
+
 def labels(page) -> list[str]:
     return page.locator(f"{LISTBOX} [role=option] .cm-completionLabel").all_inner_texts()
 
@@ -147,6 +159,7 @@ def test_a_completion_asked_while_a_cell_runs_is_dropped_and_the_editor_takes_ke
     type_in(lesson, "#cell-2", "", "posenc.si")
     lesson.keyboard.press("Control+Space")
     expect(lesson.locator("#cell-2 .cm-content")).to_have_text("posenc.si")  # typed while Python is busy
+    queries_made(lesson)
     expect(lesson.locator("#cell-1")).to_have_attribute("data-state", "running")
     gate.open()
     expect(lesson.locator("#cell-1")).to_have_attribute("data-status", "ok", timeout=LOAD_TIMEOUT_MS)
@@ -167,7 +180,8 @@ def test_completion_works_offline_once_used(browser, site_server):
         wait_until_cached(page, lambda kept: sum(bool(JEDI_WHEELS.search(p)) for p in kept.get(cache, [])) == 2)
         page.reload()  # now under the service worker, which keeps the runner's files
         wait_ready(page)
-        wait_until_cached(page, lambda kept: any(p.endswith("/py/completion.py") for v in kept.values() for p in v))
+        completion_py = "/py/course_kernel/completion.py"
+        wait_until_cached(page, lambda kept: any(p.endswith(completion_py) for v in kept.values() for p in v))
         page.context.set_offline(True)
         page.reload()
         wait_ready(page)
