@@ -644,25 +644,29 @@ def _nearest(d_model: int, pos: int, count: int = 3) -> list[tuple[int, float]]:
 
 
 def test_the_inputs_cell_shows_every_width_and_position_against_the_formula(cells, lesson_text, cell_source):
-    """All 16 combinations of d_model (4, 8, 16, 128) and pos (0, 10, 31, 63), pre-rendered by the build: the
-    printed nearest positions and distances, the neighbours' distance and the closest two of the 64 positions,
-    against the formula entry by entry; and the distance is one curve of the offset |p - pos|."""
+    """Every combination of pos (0 to 63), marked and d_model (4, 8, 16, 128): 512, more than the 16 the build
+    pre-renders, so all but the defaults run live. The printed nearest positions and distances, the neighbours'
+    distance and the closest two of the 64 positions, against the formula entry by entry; and the distance is
+    one curve of the offset |p - pos|."""
     import matplotlib.pyplot as plt
 
+    from course_site.inputs import PRECOMPUTE_DEFAULT, combinations
+
     cell = cells[5]
-    d_model, pos = cell.inputs
+    pos, marked, d_model = cell.inputs
+    assert (pos.name, pos.values, pos.values[pos.default]) == ("pos", tuple(range(64)), 10)
+    assert (marked.name, marked.kind, marked.default) == ("marked", "checkbox", 1)
     assert (d_model.name, d_model.values, d_model.values[d_model.default]) == ("d_model", (4, 8, 16, 128), 128)
-    assert (pos.name, pos.values, pos.values[pos.default]) == ("pos", (0, 10, 31, 63), 10)
-    assert d_model.count * pos.count == 16  # every combination is pre-rendered
+    assert combinations(cell.inputs) == 512 > PRECOMPUTE_DEFAULT  # past the 16: the page runs them live
     for a, width in enumerate(d_model.values):
         reference = _reference_pe(range(64), width)
         by_offset = np.linalg.norm(reference - reference[0], axis=1)
         apart = min(np.linalg.norm(reference[i] - reference[j]) for i in range(64) for j in range(i + 1, 64))
-        for b, p in enumerate(pos.values):
+        for p in pos.values:
             namespace: dict = {"__name__": "__main__"}
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
-                exec(compile(cell_source(cell, (a, b)), "<inputs cell>", "exec"), namespace)
+                exec(compile(cell_source(cell, (p, p % 2, a)), "<inputs cell>", "exec"), namespace)
             plt.close("all")
             first, second = out.getvalue().splitlines()
             assert first.startswith(f"d_model = {width}, nearest to {p}: ")
