@@ -209,7 +209,10 @@ def test_with_q_equal_x_w_q_the_permutation_is_of_columns_per_head(seed):
 
 def test_pairings_text_says_columns_per_head(lesson):
     text = flat(lesson.text)
-    assert "a query's coordinates are the **columns** of $W_Q$, so $P$ reorders the columns of $W_Q$ and $W_K$" in text
+    assert (
+        "coordinate $c$ of a query is the token's row times **column** $c$ of $W_Q$, so $P$ reorders the columns"
+        in text
+    )
     assert "inside each head's block of $d$ columns" in text
     assert "`src/transformers/models/llama/convert_llama_weights_to_hf.py`" in text
     assert "permuting the rows of $W_Q$ and $W_K$ once" not in text
