@@ -18,9 +18,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from course_site import execute, site_assets
+from course_site import execute
 from course_site.execute import PageExecutor, RunSettings
 from course_site.lesson_page import runs_of
+from course_site.local_python import LocalPython
+from course_site.worker_settings import OutputLimits
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -28,7 +30,7 @@ from course_python import course_options, stage_python  # noqa: E402
 
 LESSONS = sorted((ROOT / "lessons").glob("*.md"))
 OPTIONS = course_options()
-SETTINGS = RunSettings(OPTIONS.preload, OPTIONS.import_packages, "hint", site_assets.OutputLimits(2000, 200_000))
+SETTINGS = RunSettings(OPTIONS.preload, OPTIONS.import_packages, "hint", OutputLimits(2000, 200_000))
 
 
 def light_only_runner(folder: Path) -> dict[str, Path]:
@@ -41,7 +43,7 @@ def light_only_runner(folder: Path) -> dict[str, Path]:
     return {**execute.BUILD_PYTHON_FILES, "course_build_python.py": runner}
 
 
-def run_cold(python: site_assets.LocalPython, files: dict[str, Path]) -> float:
+def run_cold(python: LocalPython, files: dict[str, Path]) -> float:
     """Seconds to run every lesson's cells and exercises with an empty cache."""
     execute.BUILD_PYTHON_FILES.clear()
     execute.BUILD_PYTHON_FILES.update(files)

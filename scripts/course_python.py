@@ -12,8 +12,9 @@ from pathlib import Path
 
 from mkdocs.config import load_config
 
-from course_site import site_assets
 from course_site.config import CourseConfig
+from course_site.local_python import LocalPython, stage_local
+from course_site.shipped_python import CoursePackage, prepare
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,17 +25,17 @@ def course_options() -> CourseConfig:
     return load_config(str(ROOT / "mkdocs.yml")).plugins["course"].config
 
 
-def stage_python(folder: Path) -> site_assets.LocalPython:
+def stage_python(folder: Path) -> LocalPython:
     """The course's Python as the site ships it (Pyodide, its lock, the course package's wheel), prepared
     with ``folder`` as the build cache and staged for Node in ``folder / "python"``."""
     options = course_options()
     project = ROOT / options.package_project
-    shipped = site_assets.prepare(
+    shipped = prepare(
         ROOT / options.pyodide_manifest,
         ROOT / options.pyodide_cache,
-        site_assets.CoursePackage(project, project / options.package_source),
+        CoursePackage(project, project / options.package_source),
         folder,
         base_url=None,
         import_packages=options.import_packages,
     )
-    return site_assets.stage_local(shipped, folder / "python")
+    return stage_local(shipped, folder / "python")

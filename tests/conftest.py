@@ -24,8 +24,9 @@ from urllib.parse import urlparse
 
 import pytest
 
-from course_site import site_assets
 from course_site.execute import PageExecutor, RunSettings
+from course_site.local_python import LocalPython
+from course_site.worker_settings import OutputLimits
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_RECORD = ROOT / ".cache" / "chromium-path"
@@ -303,7 +304,7 @@ def open_page(browser) -> Iterator:
 # projects the site tests build share one cache: a cell that one test ran is not run again by another.
 
 HINT = "module {name!r} is not available"
-LIMITS = site_assets.OutputLimits(lines=2000, chars=200_000)
+LIMITS = OutputLimits(lines=2000, chars=200_000)
 
 
 @pytest.fixture(scope="session")
@@ -313,18 +314,16 @@ def build_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def local_python(build_cache: Path) -> site_assets.LocalPython:
+def local_python(build_cache: Path) -> LocalPython:
     """The course's Python as the site ships it (Pyodide, lock, posenc wheel), staged for Node."""
     return stage_python(build_cache)
 
 
 @pytest.fixture
-def make_executor(local_python: site_assets.LocalPython, tmp_path: Path):
+def make_executor(local_python: LocalPython, tmp_path: Path):
     """A `PageExecutor` with its own cache (``tmp_path``): ``make_executor(timeout=..., limits=..., python=...)``."""
 
-    def make(
-        timeout: int = 120, limits: site_assets.OutputLimits = LIMITS, python: site_assets.LocalPython = local_python
-    ) -> PageExecutor:
+    def make(timeout: int = 120, limits: OutputLimits = LIMITS, python: LocalPython = local_python) -> PageExecutor:
         settings = RunSettings([], course_options().import_packages, HINT, limits)
         return PageExecutor(tmp_path, python, settings, timeout)
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from course_site import site_assets
 from course_site.cells import _outputs as render_outputs
 from course_site.errors import LessonError
 from course_site.execute import PageExecutor
 from course_site.fences import CELL, scan, to_cell
+from course_site.worker_settings import OutputLimits
 
 PATH = "lessons/lesson.md"
 PYODIDE_VERSION = json.loads((Path(__file__).resolve().parents[2] / "pyodide_assets/manifest.json").read_text())[
@@ -63,7 +63,7 @@ for i in range(100_000):
 def test_cells_run_in_the_sites_pyodide_as_a_notebook_with_the_browsers_output_limit(
     make_executor, local_python, tmp_path: Path
 ):
-    limits = site_assets.OutputLimits(lines=50, chars=200_000)
+    limits = OutputLimits(lines=50, chars=200_000)
     outputs = run_page(make_executor(limits=limits), NOTEBOOK_HABITS)
     first, awaited, figure, flood = outputs
     assert first == []

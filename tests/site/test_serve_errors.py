@@ -15,7 +15,7 @@ from mkdocs.config import load_config
 from mkdocs.livereload import LiveReloadServer
 from site_project import PYODIDE_INDEX, make_project
 
-from course_site.site_assets import SERVICE_WORKER_NAME
+from course_site.site_layout import SERVICE_WORKER_NAME
 
 QUIZ = "# L\n\n```quiz\nQ?\n\n- [x] a\n    why a\n- [ ] b\n    why b\n```\n"
 

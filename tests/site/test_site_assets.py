@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from course_python import course_options
 
-from course_site.site_assets import SettingsError, _preload_wheels, packages_for
+from course_site.errors import SettingsError
+from course_site.shipped_python import packages_for
+from course_site.worker_settings import _preload_wheels
 
 
 def test_site_loads_matplotlib_for_posenc_plot_reached_as_an_attribute():

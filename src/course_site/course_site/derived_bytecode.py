@@ -17,7 +17,7 @@ in the build cache under a key over those inputs.
 
 The worker checks each before use (sha256, as SRI): without the boot stdlib it boots from the
 official zip, which the site still ships byte-identical; without the packages' it compiles
-their ``.py`` as Pyodide does.  Builder-neutral, like `site_assets`.
+their ``.py`` as Pyodide does.  Builder-neutral, like `shipped_python`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Build errors that point at the author's file and line."""
+"""The build's errors: a problem in a lesson, at the author's file and line, or in the course's settings."""
 
 from __future__ import annotations
 
@@ -14,3 +14,7 @@ class LessonError(Exception):
         self.path, self.line, self.detail = path, line, detail
         text = f"{path}:{line}: {message}" if line is not None else f"{path}: {message}"
         super().__init__(f"{text}\n{detail}" if detail else text)
+
+
+class SettingsError(ValueError):
+    """The course's settings cannot work together (for example a CDN without ``site_url``)."""

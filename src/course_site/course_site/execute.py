@@ -1,7 +1,7 @@
 """Run a page's cells at build time in the site's own Pyodide, under Node, and keep their outputs.
 
 The build runs cells in the very Python a learner gets: the Pyodide files, the lock and
-the course package's wheel the site publishes (`site_assets.stage_local`), the Python
+the course package's wheel the site publishes (`local_python.stage_local`), the Python
 the browser's worker runs (``cell_exec.py``, ``exercise_check.py``) and the worker's
 settings (preloaded packages, ``import_packages``, the module hint, the output limits).
 So a cell that would fail in the browser (an API newer than the shipped numpy, a module
@@ -36,11 +36,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .contract import BRIDGE, PYTHON_FILES
-from .errors import LessonError
+from .errors import LessonError, SettingsError
 from .exercises import Exercise
 from .fences import Block, Cell
 from .inputs import bindings, default_key, describe, key_text, precomputed_keys
-from .site_assets import LocalPython, OutputLimits, SettingsError
+from .local_python import LocalPython
+from .worker_settings import OutputLimits
 
 NODE_DIR = Path(__file__).with_name("node")  # the build's Python under Node: build_python.mjs and build_python.py
 NODE_SCRIPT = NODE_DIR / "build_python.mjs"

@@ -3,8 +3,9 @@
 A thin adapter: each hook names the MkDocs event it serves and hands the work to
 modules that do not import MkDocs: `lesson_page` parses a page's blocks (`fences`,
 `quiz`) and runs its cells (`execute`), `cells` and `quiz` write HTML, `mathml`
-renders math, `notebook` writes each lesson as a notebook, `site_assets` prepares and
-publishes Pyodide, the course package and the scripts. Their errors become MkDocs' `PluginError` here.
+renders math, `notebook` writes each lesson as a notebook, `shipped_python` prepares
+Pyodide and the course package, `site_publish` publishes them with
+the scripts. Their errors become MkDocs' `PluginError` here.
 """
 
 from __future__ import annotations
@@ -28,23 +29,27 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 
-from . import site_assets
 from .cells import highlight_python, render_cell
 from .config import CourseConfig
 from .course_end import END_ID, CourseEndLink, Lesson, exercises_by_page, exercises_data, render_course_end
 from .csp import add_policy, insert_in_head
 from .derived_bytecode import DerivedError
 from .error_page import ErrorLog, write_error_pages
-from .errors import LessonError
+from .errors import LessonError, SettingsError
 from .execute import PageExecutor, PageWork, RunSettings, find_node
 from .exercises_html import course_exercise_ids, insert_progress, render_exercise
 from .fences import CELL, QUIZ, Cell
 from .lesson_page import LessonBlocks, PendingExercise, PendingQuiz, runs_of
+from .local_python import stage_local
 from .mathml import Source, to_mathml
 from .notebook import Notebooks, insert_link, notebook_path
 from .notebook import Source as NotebookSource
 from .pyodide_manifest import AssetError
 from .quiz import markdown_converter
+from .shipped_python import CoursePackage, ShippedPython, prepare, wheel_url
+from .site_layout import ASSETS, ENHANCE, SERVICE_WORKER, STYLESHEETS, WORKER_PRESTART, figure_path
+from .site_publish import publish, publish_figures
+from .worker_settings import OutputLimits, WorkerSettings, starter_script, worker_settings
 
 log = logging.getLogger("mkdocs.plugins.course")
 BUILDER_LOG = logging.getLogger(BasePlugin.__module__.partition(".")[0])
@@ -57,7 +62,7 @@ def _as_plugin_error(prefix: str = "") -> Iterator[None]:
     """Report the builder-neutral modules' errors the MkDocs way: a message, no traceback."""
     try:
         yield
-    except (LessonError, AssetError, DerivedError, site_assets.SettingsError) as error:
+    except (LessonError, AssetError, DerivedError, SettingsError) as error:
         raise PluginError(f"{prefix}{error}") from None
 
 
@@ -73,8 +78,8 @@ class CoursePlugin(BasePlugin[CourseConfig]):
 
     def __init__(self) -> None:
         self.root = Path.cwd()
-        self.shipped: site_assets.ShippedPython | None = None
-        self.worker_settings: site_assets.WorkerSettings | None = None
+        self.shipped: ShippedPython | None = None
+        self.worker_settings: WorkerSettings | None = None
         self.runner: PageExecutor | None = None
         self.page: LessonBlocks | None = None
         self.page_url = ""
@@ -107,9 +112,9 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         _register_fences(config, self._validate, self._format)
         _require_extension(config, "pymdownx.arithmatex", {"generic": True})
         project = self.root / self.config.package_project
-        package = site_assets.CoursePackage(project, project / self.config.package_source)
+        package = CoursePackage(project, project / self.config.package_source)
         with _as_plugin_error("course: Pyodide assets: "):
-            self.shipped = site_assets.prepare(
+            self.shipped = prepare(
                 self.root / self.config.pyodide_manifest,
                 self.root / self.config.pyodide_cache,
                 package,
@@ -119,9 +124,9 @@ class CoursePlugin(BasePlugin[CourseConfig]):
                 precompile_for=_precompile_for(self.config),
                 preload=self.config.preload,
             )
-        limits = site_assets.OutputLimits(self.config.output_max_lines, self.config.output_max_chars)
+        limits = OutputLimits(self.config.output_max_lines, self.config.output_max_chars)
         with _as_plugin_error():
-            self.worker_settings = site_assets.worker_settings(
+            self.worker_settings = worker_settings(
                 self.shipped,
                 config.site_url,
                 preload=self.config.preload,
@@ -130,17 +135,17 @@ class CoursePlugin(BasePlugin[CourseConfig]):
                 output_limits=limits,
             )
             self.runner = self._page_runner(limits) if self.config.execute else None
-        config.extra_css.extend(self.worker_settings.runner_files(site_assets.STYLESHEETS))
-        config.extra_javascript.append(ExtraScriptValue(*self.worker_settings.runner_files([site_assets.ENHANCE])))
+        config.extra_css.extend(self.worker_settings.runner_files(STYLESHEETS))
+        config.extra_javascript.append(ExtraScriptValue(*self.worker_settings.runner_files([ENHANCE])))
         config.extra_javascript[-1].type = "module"
         return config
 
-    def _page_runner(self, limits: site_assets.OutputLimits) -> PageExecutor:
+    def _page_runner(self, limits: OutputLimits) -> PageExecutor:
         """Build-time runs in the site's own Python: its files staged in the cache, run by Node."""
         find_node()
         cache = self.root / self.config.cache_dir
         settings = RunSettings(self.config.preload, self.config.import_packages, self.config.module_hint, limits)
-        python = site_assets.stage_local(self.shipped, cache / "python")
+        python = stage_local(self.shipped, cache / "python")
         return PageExecutor(cache, python, settings, self.config.execute_timeout)
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
@@ -200,7 +205,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
     def _add_notebook(self, page: Page, markdown: str, first_line: int, config: MkDocsConfig) -> None:
         """The lesson's notebook, from its Markdown and the blocks just parsed and run (`notebook`)."""
         site_url = (config.site_url or "").rstrip("/")
-        install = f"pip install numpy matplotlib {site_assets.wheel_url(self.shipped, site_url)}"
+        install = f"pip install numpy matplotlib {wheel_url(self.shipped, site_url)}"
         source = NotebookSource(markdown, first_line, f"{site_url}/{page.url}", install)
         self.notebooks.add(notebook_path(page.file.src_uri), source, self.page)
 
@@ -235,7 +240,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         """``post_page``: start Python from the <head> of pages with cells; each lesson's exercises, for the
         sidebar's progress; add the CSP."""
         if _HAS_CELLS.search(output):
-            output = insert_in_head(output, site_assets.starter_script(page.url, self.worker_settings))
+            output = insert_in_head(output, starter_script(page.url, self.worker_settings))
         if self.exercise_ids:
             pages = {get_relative_url(url, page.url): ids for url, ids in exercises_by_page(self.exercise_ids).items()}
             output = insert_in_head(output, exercises_data(pages))
@@ -243,9 +248,9 @@ class CoursePlugin(BasePlugin[CourseConfig]):
 
     def on_post_build(self, config: MkDocsConfig) -> None:
         """``post_build``: publish Pyodide, the course wheel, the scripts and worker-settings.json."""
-        site_assets.publish_figures(self.figures, Path(config.site_dir))
+        publish_figures(self.figures, Path(config.site_dir))
         self.notebooks.publish(Path(config.site_dir))
-        site_assets.publish(self.shipped, self.worker_settings, Path(config.site_dir))
+        publish(self.shipped, self.worker_settings, Path(config.site_dir))
         BUILDER_LOG.removeHandler(self.error_log)
 
     def on_build_error(self, error: Exception) -> None:
@@ -267,7 +272,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
             self.files.copy_static_files(dirty=False)
         self.notebooks.publish(self.site_dir)
         if self.shipped is not None and self.worker_settings is not None:
-            site_assets.publish(self.shipped, self.worker_settings, self.site_dir)
+            publish(self.shipped, self.worker_settings, self.site_dir)
         write_error_pages(self.site_dir, self.page_paths, messages)
         self.error_shown = messages
         return messages
@@ -276,9 +281,9 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         """``serve``: live-reload on lessons, the course package's source and the runner's files."""
         server.watch(str(self.root / self.config.lessons_dir))
         server.watch(str(self.shipped.package.source))
-        server.watch(str(site_assets.ASSETS))
-        server.watch(str(site_assets.WORKER_PRESTART))
-        server.watch(str(site_assets.SERVICE_WORKER))
+        server.watch(str(ASSETS))
+        server.watch(str(WORKER_PRESTART))
+        server.watch(str(SERVICE_WORKER))
         server.builder = _showing_errors(server.builder, self)
         return server
 
@@ -332,7 +337,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
 
     def _figure_url(self, png: bytes) -> str:
         """Keep a build-time figure for ``on_post_build``; its URL relative to the current page."""
-        path = site_assets.figure_path(png)
+        path = figure_path(png)
         self.figures[path] = png
         return get_relative_url(path, self.page_url)
 
