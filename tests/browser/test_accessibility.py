@@ -17,7 +17,15 @@ import re
 
 import pytest
 from axe_fixture import audit, axe_source, pages_with_cells, report
-from page_fixture import FINAL_STATE, LESSONS, LOAD_TIMEOUT_MS, guarded_page, run, wait_for_editor
+from page_fixture import (
+    FINAL_STATE,
+    LESSONS,
+    LOAD_TIMEOUT_MS,
+    guarded_page,
+    run,
+    wait_for_editor,
+    wait_until_python_is_ready,
+)
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -26,13 +34,6 @@ SCHEMES = {"light": ("default", "light"), "dark": ("slate", "dark")}  # context 
 VIEWPORT = {"width": 1280, "height": 900}
 RAISING_CODE = 'import sys\nprint("a warning on stderr", file=sys.stderr)\nraise ValueError("an error on purpose")\n'
 EXERCISE = ".course-exercise"
-
-
-def wait_until_python_is_ready(page) -> None:
-    """Cells enhanced and Python booted: the booting page skips the layout of far blocks, which axe would misread."""
-    cells = page.locator(".course-cell")
-    expect(page.locator(".course-cell--live")).to_have_count(cells.count())
-    expect(page.locator("html")).not_to_have_class(re.compile(r"\bcourse-booting\b"), timeout=LOAD_TIMEOUT_MS)
 
 
 TOGGLE = {"dark": "Switch to dark mode", "light": "Switch to light mode"}  # Material's palette (mkdocs.yml)

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from page_fixture import LESSON, LOAD_TIMEOUT_MS, get_code, guarded_page
+from page_fixture import LESSON, LOAD_TIMEOUT_MS, get_code, guarded_page, wait_until_python_is_ready
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -113,7 +113,7 @@ def tab_into_the_first_editor(page) -> str:
     cell_id = page.locator(".course-cell").first.get_attribute("id")
     expect(page.locator(f"#{cell_id}.course-cell--live")).to_have_count(1)
     # Python ready, so the editor bundle is loaded and Tab meets editors, not code about to become one.
-    expect(page.locator("html")).not_to_have_class(re.compile(r"\bcourse-booting\b"), timeout=LOAD_TIMEOUT_MS)
+    wait_until_python_is_ready(page)
     page.evaluate(RECORD_ANNOUNCEMENTS)
     tab_until(page, lambda now: now["editor"] and now["cell"] == cell_id, "the first cell's editor")
     return cell_id

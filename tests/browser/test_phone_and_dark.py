@@ -18,7 +18,15 @@ from io import BytesIO
 
 import pytest
 from axe_fixture import audit, report
-from page_fixture import LESSONS, LOAD_TIMEOUT_MS, guarded_page, run, set_code, wait_for_editor
+from page_fixture import (
+    LESSONS,
+    LOAD_TIMEOUT_MS,
+    guarded_page,
+    run,
+    set_code,
+    wait_for_editor,
+    wait_until_python_is_ready,
+)
 from PIL import Image, ImageStat
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
@@ -122,11 +130,6 @@ WIDEN = """(box) => {
 }"""
 
 EAGER = "() => document.querySelectorAll('.course-out--figure img').forEach((img) => { img.loading = 'eager'; })"
-
-
-def wait_until_python_is_ready(page) -> None:
-    expect(page.locator(".course-cell--live")).to_have_count(page.locator(".course-cell").count())
-    expect(page.locator("html")).not_to_have_class(re.compile(r"\bcourse-booting\b"), timeout=LOAD_TIMEOUT_MS)
 
 
 def every_editor(page) -> None:

@@ -8,11 +8,17 @@ nothing in a cell moves: no sliding progress bar, no pulsing dot, no transitions
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from axe_fixture import audit, report
-from page_fixture import LESSON, LESSONS, LOAD_TIMEOUT_MS, guarded_page, run, wait_for_editor
+from page_fixture import (
+    LESSON,
+    LESSONS,
+    LOAD_TIMEOUT_MS,
+    guarded_page,
+    run,
+    wait_for_editor,
+    wait_until_python_is_ready,
+)
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -44,10 +50,6 @@ MOVING = """() => document.getAnimations()
 
 INDETERMINATE = "(bar) => { bar.hidden = false; bar.removeAttribute('value'); }"
 TRANSITION_DURATION = "(button) => getComputedStyle(button).transitionDuration"
-
-
-def wait_until_python_is_ready(page) -> None:
-    expect(page.locator("html")).not_to_have_class(re.compile(r"\bcourse-booting\b"), timeout=LOAD_TIMEOUT_MS)
 
 
 @pytest.mark.parametrize("lesson", LESSONS)

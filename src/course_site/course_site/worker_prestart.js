@@ -5,9 +5,7 @@
  * boots Pyodide on its own (it reads worker-settings.json itself), so Python
  * starts before the theme, the editors and the math take the main thread.
  * page_kernel.js adopts the worker and replays the events it sent before anyone
- * listened.  Until Python is ready, the page renders only the blocks near the
- * viewport (the "course-booting" rules in course.css), so the two do not fight
- * over the CPU.  With Data Saver on (navigator.connection.saveData) it starts nothing:
+ * listened.  With Data Saver on (navigator.connection.saveData) it starts nothing:
  * Python's download waits until the learner presses Run (the kernel starts the worker then).
  *
  * It also holds the rule by which a page of an older build reloads into the deployed one
@@ -22,7 +20,6 @@
   const saveData = Boolean(navigator.connection && navigator.connection.saveData);
   let worker = null;
   if (!saveData) {
-    document.documentElement.classList.add("course-booting");
     try {
       worker = new Worker(url, { name: "course-python" });
       worker.onmessage = worker.onerror = worker.onmessageerror = (event) => events.push(event);

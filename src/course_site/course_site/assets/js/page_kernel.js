@@ -2,9 +2,8 @@
  *
  * enhance.js calls boot() when it enhances the cells; by then the worker has
  * been booting Pyodide for a while.  Once Python is ready and has run what was
- * asked of it (whenPythonQuiet), the rest of the page is rendered and the site's
- * service worker is registered (offline use): neither competes with the boot
- * or a first Run for the CPU.
+ * asked of it (whenPythonQuiet), the site's service worker is registered (offline
+ * use): it does not compete with the boot or a first Run for the CPU.
  */
 import { Kernel } from "./kernel.js";
 import { cacheNames } from "./cache_policy.js";
@@ -29,7 +28,6 @@ function start() {
   delete window.coursePython;
   const kernel = new Kernel({ workerURL: early.url });
   reloadIfAnotherBuild(kernel, early);
-  renderAllOnceSettled(kernel);
   registerServiceWorkerOnceIdle(kernel);
   whenPythonQuiet(kernel, () => kernel.keepSnapshot());
   // With Data Saver on, Python is downloaded when a cell first runs (Kernel.run starts it then).
@@ -72,19 +70,6 @@ export function whenPythonQuiet(kernel, fn, quietMs = QUIET_MS) {
   };
   kernel.addEventListener("idle", wait);
   wait();
-}
-
-/* Lift worker_prestart.js's "course-booting": every block of the page is then styled
- * and laid out, so the table of contents follows the real section offsets. */
-function renderAllOnceSettled(kernel) {
-  const renderAll = () => document.documentElement.classList.remove("course-booting");
-  whenPythonQuiet(kernel, renderAll);
-  const onState = () => {
-    if (kernel.state !== "failed") return;
-    kernel.removeEventListener("state", onState);
-    renderAll();
-  };
-  kernel.addEventListener("state", onState);
 }
 
 /* The plugin's service worker (the settings' "service_worker"), a module: the
