@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from course_site import execute
+from course_site import node_process
 from course_site.errors import LessonError
 from course_site.execute import Output, PageExecutor, PageWork
 from course_site.fences import scan, to_cell
@@ -71,8 +71,8 @@ def test_pages_run_together_and_each_page_later_gets_its_own_outputs_or_error(ru
     bad = "# L\n\n```pyodide\nprint(1)\n```\n\n```pyodide\n1 / 0\n```\n"
     pages = [PageWork(cells_of(page), []) for page in (good, bad)]
     started = []
-    real = execute._NodeProcess
-    monkeypatch.setattr(execute, "_NodeProcess", lambda request: started.append(request) or real(request))
+    real = node_process.NodeProcess
+    monkeypatch.setattr(node_process, "NodeProcess", lambda request: started.append(request) or real(request))
     runner.workers = 2
     runner.run_pages(pages)
     assert len(started) == 2  # one Python per page
@@ -93,8 +93,8 @@ def test_a_page_starts_python_once_for_its_cells_and_its_exercises(make_executor
     work = runs_of(page, PATH, 1)
     assert len(work.cells) == 1 and len(work.exercises) == 1
     started = []
-    real = execute._NodeProcess
-    monkeypatch.setattr(execute, "_NodeProcess", lambda request: started.append(request) or real(request))
+    real = node_process.NodeProcess
+    monkeypatch.setattr(node_process, "NodeProcess", lambda request: started.append(request) or real(request))
     runner = make_executor()
     runner.run_pages([work])
     runner.prove(work.exercises)

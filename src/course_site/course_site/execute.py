@@ -9,8 +9,10 @@ the site does not ship) fails the build at its ``file:line``, and the pre-render
 is what a learner's first Run shows. A page's cells run in order, in one namespace, in
 one Node process (``node/build_python.mjs`` and its Python half ``node/build_python.py``), which
 reports each cell as it starts: a page that runs too long fails at the cell that was
-running. Results are cached by content (cells, the Node script and its Python, lock, settings), never by where
-the checkout lives, so an unchanged rebuild runs nothing, in any clone.
+running (`node_process` starts Node and keeps the time; `run_errors` turns what fails into an
+error at the lesson's line). Results are cached by content (cells, the Node script and its
+Python, lock, settings), never by where the checkout lives, so an unchanged rebuild runs
+nothing, in any clone.
 
 The same process proves a page's exercises (`PageExecutor.prove`): each solution must pass
 its check and each starter must fail it.
@@ -23,11 +25,6 @@ import hashlib
 import json
 import logging
 import os
-import queue
-import re
-import shutil
-import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -36,27 +33,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .contract import BRIDGE, PYTHON_FILES
-from .errors import LessonError, SettingsError
+from .errors import LessonError
 from .exercises import Exercise
-from .fences import Block, Cell
+from .fences import Cell
 from .inputs import bindings, default_key, describe, key_text, precomputed_keys
 from .local_python import LocalPython
+from .node_process import NODE_DIR, NODE_SCRIPT, NodeStopped, PageClock, page_messages
+from .run_errors import cell_error, node_error, raise_unproven, shipped_versions
 from .worker_settings import OutputLimits
 
-NODE_DIR = Path(__file__).with_name("node")  # the build's Python under Node: build_python.mjs and build_python.py
-NODE_SCRIPT = NODE_DIR / "build_python.mjs"
 BUILD_PYTHON_FILES = {
     **{name: path for name, path in PYTHON_FILES.items() if name != BRIDGE},  # the worker's, but its bridge
     "course_build_python.py": NODE_DIR / "build_python.py",  # the bridge's part, under Node
 }
-NODE_MIN_VERSION = 18
-STARTUP_TIMEOUT = 180  # seconds for Pyodide to start under Node on a busy machine (not the author's limit)
-NODE_HINT = (
-    "install Node.js {min}+ (Debian/Ubuntu: `apt-get install nodejs`, or `make node`), "
-    "or set `execute: false` under `plugins: - course:` in mkdocs.yml to skip build-time runs"
-)
-_FRAME = re.compile(r'File "<(?P<kind>cell|setup) (?P<n>\d+)>", line (?P<line>\d+)')
-_EXERCISE_FRAME = re.compile(r'File "<exercise (?P<n>\d+) (?P<section>setup|solution|starter)>", line (?P<line>\d+)')
 log = logging.getLogger("mkdocs.plugins.course")
 
 
@@ -85,22 +74,6 @@ class RunSettings:
     import_packages: dict[str, list[str]]
     module_hint: str
     limits: OutputLimits
-
-
-def find_node() -> str:
-    """The ``node`` executable, checked to be recent enough; raises `SettingsError` saying how to get one."""
-    node = shutil.which("node")
-    if node is None:
-        raise SettingsError(
-            "course: build-time runs need Node.js (no `node` on PATH): " + NODE_HINT.format(min=NODE_MIN_VERSION)
-        )
-    version = subprocess.run([node, "--version"], capture_output=True, text=True, check=False).stdout.strip()
-    major = re.match(r"v(\d+)", version)
-    if not major or int(major[1]) < NODE_MIN_VERSION:
-        raise SettingsError(
-            f"course: {node} is Node.js {version or '(unknown)'}: " + NODE_HINT.format(min=NODE_MIN_VERSION)
-        )
-    return node
 
 
 @dataclass(frozen=True)
@@ -237,7 +210,7 @@ class PageExecutor:
         request = {"cells": [{"number": n, **_cell_request(c)} for n, c in cells.items()]}
         fields = ("setup", "starter", "check", "solution")
         request["exercises"] = [{name: getattr(exercise, name) for name in fields} for exercise in exercises]
-        clock = _PageClock()
+        clock = PageClock()
         replies = []
         variants: dict[str, dict[str, list[dict]]] = {}  # cell number -> combination -> outputs
         for message in self._exchange(request, job):
@@ -250,7 +223,7 @@ class PageExecutor:
                 if len(replies) == len(cells):
                     self._store(job.cells_key, {"outputs": replies, "variants": variants})
             elif message["type"] == "verdicts":
-                _raise_unproven(exercises, message["verdicts"])
+                raise_unproven(exercises, message["verdicts"])
                 self._store(job.exercises_key, {"verdicts": message["verdicts"]})
         log.info(f"course: {job.path}: {clock.summary(len(cells), len(exercises), self.timeout)}")
 
@@ -264,16 +237,13 @@ class PageExecutor:
             error = "\n".join(o["text"] for o in outputs if o["kind"] == "error")
             cell = cells[message["number"]]
             key = tuple(map(int, message["key"].split(","))) if "key" in message else default_key(cell.inputs)
-            raise _cell_error(cells, message["number"], error, self.versions, describe(cell.inputs, key))
+            raise cell_error(cells, message["number"], error, self.versions, describe(cell.inputs, key))
         return outputs
 
     def _exchange(self, request: dict, job: _Job) -> Iterator[dict]:
-        """Send ``request`` to a fresh Node process (build_python.mjs); yield its messages until it ends.
-
-        Errors before any cell starts point at the page's first cell (or exercise); when the time is
-        up, at the cell still running. The cells have ``timeout`` seconds, then the exercises too;
-        the runs of a cell's other pre-rendered combinations of inputs are not counted.
-        """
+        """Send ``request``, with the staged Python and the settings, to a fresh Node process
+        (`node_process.page_messages`); yield its messages until it ends; raise `run_errors.node_error`
+        if it stops first."""
         python = self.python
         request = {
             **request,
@@ -288,34 +258,10 @@ class PageExecutor:
             "module_hint": self.settings.module_hint,
             "limits": {"lines": self.settings.limits.lines, "chars": self.settings.limits.chars},
         }
-        blocks = {n: c.block for n, c in job.cells.items()}
-        first = blocks[min(blocks)] if blocks else job.exercises[0].block
-        cells = job.cells or None
-        with _NodeProcess(request) as process:
-            running = None
-            ready = False
-            deadline, mark = time.monotonic() + STARTUP_TIMEOUT, time.monotonic()
-            while True:
-                message = process.next_message(deadline)
-                if message is None:
-                    raise _ended(process, blocks[running] if running else first, running)
-                if message == _TIMED_OUT:
-                    raise _timed_out(first, running, cells, self.timeout, ready=ready)
-                if message["type"] in ("ready", "proving"):
-                    ready = True
-                    deadline = time.monotonic() + self.timeout
-                if message["type"] == "variant":  # another combination of a cell's inputs: not counted
-                    deadline += time.monotonic() - mark
-                mark = time.monotonic()
-                if message["type"] == "proving":
-                    first, running, cells = job.exercises[0].block, None, None
-                elif message["type"] == "started":
-                    running = message["number"]
-                elif message["type"] == "exit":
-                    raise _exited(blocks[running] if running else first, running, message["status"])
-                elif message["type"] == "done":
-                    return
-                yield message
+        try:
+            yield from page_messages(request, self.timeout)
+        except NodeStopped as stopped:
+            raise node_error(stopped, job.cells, job.exercises, self.timeout) from None
 
     def _cells_key(self, cells: dict[int, Cell]) -> str:
         return self._key([(c.setup, c.code, *_inputs_request(c)) for c in cells.values()])
@@ -369,127 +315,6 @@ def _work_text(cells: int, exercises: int) -> str:
     return f"running {cells} cell(s), then {proving}" if cells else proving
 
 
-class _PageClock:
-    """When a page's Node process started, had Python ready, began proving and ended: the log's figures."""
-
-    def __init__(self) -> None:
-        self.started = time.monotonic()
-        self.marks = {"ready": self.started, "proving": None}
-
-    def note(self, kind: str) -> None:
-        if kind in self.marks:
-            self.marks[kind] = time.monotonic()
-
-    def summary(self, cells: int, exercises: int, timeout: int) -> str:
-        """``N cell(s) ran in X s (of execute_timeout T s), after S s to start Python; M exercise(s) ...``."""
-        now = time.monotonic()
-        ready, proving = self.marks["ready"], self.marks["proving"] or now
-        parts = []
-        if cells:
-            parts.append(f"{cells} cell(s) ran in {proving - ready:.1f} s (of execute_timeout {timeout} s)")
-        if exercises:
-            parts.append(f"{exercises} exercise(s) proved in {now - (proving if cells else ready):.1f} s")
-        return ", ".join(parts) + f", after {ready - self.started:.1f} s to start Python"
-
-
-_TIMED_OUT = {"type": "timed out"}
-
-
-class _NodeProcess:
-    """``node node/build_python.mjs`` with a request on its stdin, read one JSON line at a time."""
-
-    def __init__(self, request: dict) -> None:
-        self.stderr = tempfile.TemporaryFile(mode="w+")
-        self.process = subprocess.Popen(
-            [find_node(), str(NODE_SCRIPT)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.stderr,
-            text=True,
-        )
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-        self.process.stdin.write(json.dumps(request))
-        self.process.stdin.close()
-
-    def _read(self) -> None:
-        for line in self.process.stdout:
-            self.lines.put(line)
-        self.lines.put(None)
-
-    def next_message(self, deadline: float) -> dict | None:
-        """The next message; None when the process ended, `_TIMED_OUT` past ``deadline``."""
-        try:
-            line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            return _TIMED_OUT
-        return None if line is None else json.loads(line)
-
-    def error_text(self) -> str:
-        """The error Node reported on stderr, in one line (its last ``...Error: ...`` line), without its stack."""
-        self.process.wait()
-        self.stderr.seek(0)
-        lines = [line.strip() for line in self.stderr.read().splitlines() if line.strip()]
-        errors = [line for line in lines if re.match(r"^\w*Error\b", line)]
-        return (errors or lines or ["no message"])[-1]
-
-    def __enter__(self) -> _NodeProcess:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-        self.process.wait()
-        self.process.stdout.close()
-        self.stderr.close()
-
-
-def _timed_out(
-    first: Block, running: int | None, cells: dict[int, Cell] | None, timeout: int, *, ready: bool
-) -> LessonError:
-    """The error when time ran out: at the cell that was running, else at the page's first block."""
-    if not ready:
-        return LessonError(
-            first.path, first.line, f"Python (the site's Pyodide under Node) did not start within {STARTUP_TIMEOUT} s"
-        )
-    if cells is None or running is None:
-        return LessonError(
-            first.path,
-            first.line,
-            f"the page's exercises were still running after {timeout} s at build time (an endless loop in a "
-            "setup, check, starter or solution?): fix it, or raise `execute_timeout` under `plugins: - course:`",
-        )
-    cell = cells[running]
-    return LessonError(
-        cell.block.path,
-        cell.code_line,
-        f"cell {running} of the page was still running after {timeout} s at build time "
-        '(an endless loop, or too much work?): make it faster, mark its fence execute="false", '
-        "or raise `execute_timeout` under `plugins: - course:` in mkdocs.yml",
-    )
-
-
-def _exited(block: Block, running: int | None, status: int) -> LessonError:
-    where = f"cell {running} of the page" if running else "the page's code"
-    return LessonError(
-        block.path,
-        block.line,
-        f"{where} ended Python (exit status {status}, as os._exit does); the browser would restart Python "
-        "and lose the page's namespace: raise an exception instead",
-    )
-
-
-def _ended(process: _NodeProcess, block: Block, running: int | None) -> LessonError:
-    """The error when Node ended early: at the cell that ran (too much memory, a crash in Pyodide)."""
-    status = process.process.wait()
-    where = f"while cell {running} of the page ran (too much memory?)" if running else "before any cell ran"
-    return LessonError(
-        block.path,
-        block.line,
-        f"the build-time Python (Pyodide under Node) stopped {where}, exit status {status}: {process.error_text()}",
-    )
-
-
 def _with_notice(output: dict, limits: OutputLimits) -> dict:
     """An output of the Node script; the output limit's notices get the browser's text (cell.js)."""
     if output["kind"] == "capped":
@@ -519,70 +344,3 @@ def _fingerprint(python: LocalPython, settings: RunSettings) -> str:
     digest.update(json.dumps([settings.preload, settings.import_packages, settings.module_hint]).encode())
     digest.update(f"{settings.limits.lines} {settings.limits.chars}".encode())
     return digest.hexdigest()
-
-
-def shipped_versions(lock_text: str, preload: list[str]) -> str:
-    """What a cell runs in, for the author: Pyodide, its Python, numpy, matplotlib and the preloaded packages."""
-    lock = json.loads(lock_text)
-    packages = lock["packages"]
-    names = [name for name in dict.fromkeys(["numpy", "matplotlib", *preload]) if name in packages]
-    listed = ", ".join(f"{name} {packages[name]['version']}" for name in names)
-    return f"Pyodide {lock['info']['version']} (Python {lock['info']['python']}) with {listed}"
-
-
-def _cell_error(cells: dict[int, Cell], failed: int, error: str, versions: str, inputs: str = "") -> LessonError:
-    """A `LessonError` at the Markdown line where cell number ``failed`` raised.
-
-    The hint says that cells run in the learner's Python: ``versions`` names it; ``inputs``, the
-    values of the cell's inputs it ran with.
-    """
-    cell = cells[failed]
-    frames = [m for m in _FRAME.finditer(error) if int(m["n"]) == failed]
-    line = _markdown_line(cells, frames[-1]) if frames else cell.code_line
-    traceback = _FRAME.sub(lambda m: f'File "{cells[int(m["n"])].block.path}", line {_markdown_line(cells, m)}', error)
-    hint = (
-        f"Cells run at build time in the Python a learner's browser runs, {versions}: an API newer than "
-        "these, or a module the site does not ship, fails here as it would for every learner."
-    )
-    what = f"cell {failed} of the page raised" + (f" with its inputs {inputs}" if inputs else "")
-    return LessonError(cell.block.path, line, what, f"{traceback.rstrip()}\n{hint}")
-
-
-def _markdown_line(cells: dict[int, Cell], frame: re.Match[str]) -> int:
-    """The Markdown line of a ``File "<cell N>", line L`` traceback frame."""
-    cell = cells[int(frame["n"])]
-    first = cell.code_line if frame["kind"] == "cell" else cell.setup_line
-    return first + int(frame["line"]) - 1
-
-
-def _raise_unproven(exercises: list[Exercise], verdicts: list[dict[str, dict]]) -> None:
-    """Raise `LessonError` for the first exercise whose solution fails or whose starter passes."""
-    for number, (exercise, verdict) in enumerate(zip(exercises, verdicts, strict=True), start=1):
-        solution, starter = verdict["solution"], verdict["starter"]
-        name = f'exercise "{exercise.title}"'
-        if solution["raised"]:
-            raise _exercise_error(exercise, number, solution, f"the {solution['raised']} of {name} raised")
-        if not solution["passed"]:
-            raise LessonError(
-                exercise.path, exercise.solution_line, f"the solution of {name} fails its check: {solution['message']}"
-            )
-        if starter["passed"]:
-            raise LessonError(
-                exercise.path,
-                exercise.starter_line,
-                f"the starter code of {name} already passes its check; it must fail it, "
-                "so that the learner has something to do",
-            )
-
-
-def _exercise_error(exercise: Exercise, number: int, verdict: dict, message: str) -> LessonError:
-    """A `LessonError` at the Markdown line that raised, with the traceback's frames on Markdown lines."""
-    first_lines = {"setup": exercise.setup_line, "solution": exercise.solution_line, "starter": exercise.starter_line}
-
-    def markdown_line(frame: re.Match[str]) -> int:
-        return first_lines[frame["section"]] + int(frame["line"]) - 1
-
-    frames = [m for m in _EXERCISE_FRAME.finditer(verdict["error"]) if int(m["n"]) == number]
-    line = markdown_line(frames[-1]) if frames else first_lines[verdict["raised"]]
-    traceback = _EXERCISE_FRAME.sub(lambda m: f'File "{exercise.path}", line {markdown_line(m)}', verdict["error"])
-    return LessonError(exercise.path, line, message, traceback)

@@ -36,12 +36,13 @@ from .csp import add_policy, insert_in_head
 from .derived_bytecode import DerivedError
 from .error_page import ErrorLog, write_error_pages
 from .errors import LessonError, SettingsError
-from .execute import PageExecutor, PageWork, RunSettings, find_node
+from .execute import PageExecutor, PageWork, RunSettings
 from .exercises_html import course_exercise_ids, insert_progress, render_exercise
 from .fences import CELL, QUIZ, Cell
 from .lesson_page import LessonBlocks, PendingExercise, PendingQuiz, runs_of
 from .local_python import stage_local
 from .mathml import Source, to_mathml
+from .node_process import find_node
 from .notebook import Notebooks, insert_link, notebook_path
 from .notebook import Source as NotebookSource
 from .pyodide_manifest import AssetError
