@@ -51,7 +51,7 @@ export function isSiteCache(name) {
   return name.startsWith(SITE_CACHE_PREFIX);
 }
 
-/** The build's list of what offline use needs, from the site's root (site_assets.offline_list_path). */
+/** The build's list of what offline use needs, from the site's root (site_layout.offline_list_path). */
 export function offlineListURL(siteVersion) {
   return `assets/course/offline-${encodeURIComponent(siteVersion)}.json`;
 }
