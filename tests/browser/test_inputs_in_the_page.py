@@ -17,8 +17,8 @@ from playwright.sync_api import expect
 pytestmark = pytest.mark.browser
 
 ROPE = "lessons/33-rope-long-context/"
-SLIDER_CELL = '[data-inputs="pos marked"]'
-SELECT_CELL = '[data-inputs="method factor"]'
+SLIDER_CELL = '[data-inputs="pos marked d_model"]'
+SELECT_CELL = '[data-inputs="method L"]'
 SHOWN_IMAGE = "img[data-scheme=default]"  # a figure is drawn in both schemes; these pages are in the light one
 
 
@@ -46,7 +46,7 @@ def test_the_build_writes_a_fieldset_of_labelled_controls_above_the_output(brows
         expect(slider).to_have_attribute("type", "range")
         expect(slider).to_have_value("10")
         expect(page.get_by_role("checkbox", name="mark the nearest positions")).to_be_checked()
-        expect(fieldset.locator("output")).to_have_text(["10", "on"])
+        expect(fieldset.locator("output")).to_have_text(["10", "on", "128"])
         expect(fieldset).to_be_enabled()
         below = page.evaluate(
             """(cell) => {
@@ -81,12 +81,13 @@ def test_keyboard_moves_the_slider_and_the_checkbox_and_the_cell_reruns(browser,
         expect(page.locator(f"{SLIDER_CELL} output").first).to_have_text("11")
         expect(output(page, SLIDER_CELL)).to_contain_text(neighbours(11), timeout=LOAD_TIMEOUT_MS)
         expect(announced(page, SLIDER_CELL)).to_have_text(
-            "Output updated for position pos: 11, mark the nearest positions: on.", timeout=LOAD_TIMEOUT_MS
+            "Output updated for position pos: 11, mark the nearest positions: on, d_model: 128.",
+            timeout=LOAD_TIMEOUT_MS,
         )
         expect(page.locator(SLIDER_CELL)).to_have_attribute("data-status", "ok")
         # announced once, politely: the output and the cell's status are not read out as well
         assert page.evaluate("() => window.__announced") == [
-            "Output updated for position pos: 11, mark the nearest positions: on."
+            "Output updated for position pos: 11, mark the nearest positions: on, d_model: 128."
         ]
         page.keyboard.press("Tab")
         checkbox = page.get_by_role("checkbox", name="mark the nearest positions")
@@ -94,7 +95,8 @@ def test_keyboard_moves_the_slider_and_the_checkbox_and_the_cell_reruns(browser,
         page.keyboard.press("Space")
         expect(checkbox).not_to_be_checked()
         expect(announced(page, SLIDER_CELL)).to_have_text(
-            "Output updated for position pos: 11, mark the nearest positions: off.", timeout=LOAD_TIMEOUT_MS
+            "Output updated for position pos: 11, mark the nearest positions: off, d_model: 128.",
+            timeout=LOAD_TIMEOUT_MS,
         )
         alt = output(page, SLIDER_CELL).locator(SHOWN_IMAGE).get_attribute("alt")
         assert "position 11's encoding" in alt
@@ -129,20 +131,22 @@ def test_pre_rendered_combinations_show_before_python_is_ready(browser, site_ser
     routes = [("**/pyodide.asm.wasm", lambda route: held.append(route))]  # Python never starts meanwhile
     with guarded_page(browser, site_server + ROPE, routes=routes) as (page, _):
         method = page.get_by_role("combobox", name="rescaling")
-        factor = page.get_by_role("combobox", name="factor s")
-        expect(output(page, SELECT_CELL)).to_contain_text("yarn, s = 4: 17 kept, 24 blended, 23 interpolated")
+        length = page.get_by_role("combobox", name="training length L")
+        expect(output(page, SELECT_CELL)).to_contain_text("yarn, L = 2048: 17 kept, 24 blended, 23 interpolated")
         expect(method).to_be_enabled()  # the page's script has enhanced the cell
         method.focus()
         expect(method).to_be_focused()
         page.keyboard.press("ArrowDown")  # yarn -> llama3
         expect(method).to_have_value("3")
-        expect(output(page, SELECT_CELL)).to_contain_text("llama3, s = 4: 31 kept, 10 blended, 23 interpolated")
-        factor.select_option(label="16.0")
-        expect(output(page, SELECT_CELL)).to_contain_text("llama3, s = 16: 31 kept, 10 blended, 23 interpolated")
+        expect(output(page, SELECT_CELL)).to_contain_text("llama3, L = 2048: 31 kept, 10 blended, 23 interpolated")
+        length.select_option(label="32768")
+        expect(output(page, SELECT_CELL)).to_contain_text("llama3, L = 32768: 50 kept, 10 blended, 4 interpolated")
         expect(output(page, SELECT_CELL).locator(SHOWN_IMAGE)).to_have_attribute(
-            "alt", re.compile("llama3 with factor 16")
+            "alt", re.compile("llama3 trained on 32768 tokens")
         )
-        expect(announced(page, SELECT_CELL)).to_have_text("Output shown for rescaling: llama3, factor s: 16.0.")
+        expect(announced(page, SELECT_CELL)).to_have_text(
+            "Output shown for rescaling: llama3, training length L: 32768."
+        )
         assert held, "Python's wasm was asked for and held"
         expect(page.locator(SELECT_CELL)).not_to_have_attribute("data-status", re.compile("."))
         for route in held:
@@ -152,14 +156,14 @@ def test_pre_rendered_combinations_show_before_python_is_ready(browser, site_ser
 def test_values_are_kept_across_a_reload_and_reset_restores_the_defaults(browser, site_server):
     with guarded_page(browser, site_server + ROPE) as (page, _):
         page.get_by_role("combobox", name="rescaling").select_option(label="ntk")
-        expect(output(page, SELECT_CELL)).to_contain_text("ntk, s = 4: 1 kept, 62 blended, 1 interpolated")
+        expect(output(page, SELECT_CELL)).to_contain_text("ntk, L = 2048: 1 kept, 62 blended, 1 interpolated")
         page.reload()
         expect(page.get_by_role("combobox", name="rescaling")).to_have_value("1")
         expect(page.locator(f"{SELECT_CELL} output").first).to_have_text("ntk")
-        expect(output(page, SELECT_CELL)).to_contain_text("ntk, s = 4: 1 kept, 62 blended, 1 interpolated")
+        expect(output(page, SELECT_CELL)).to_contain_text("ntk, L = 2048: 1 kept, 62 blended, 1 interpolated")
         page.locator(f"{SELECT_CELL} .course-cell__button--reset").click()
         expect(page.get_by_role("combobox", name="rescaling")).to_have_value("2")
-        expect(output(page, SELECT_CELL)).to_contain_text("yarn, s = 4: 17 kept, 24 blended, 23 interpolated")
+        expect(output(page, SELECT_CELL)).to_contain_text("yarn, L = 2048: 17 kept, 24 blended, 23 interpolated")
         page.reload()
         expect(page.get_by_role("combobox", name="rescaling")).to_have_value("2")
 
@@ -190,6 +194,6 @@ def test_without_javascript_the_defaults_show_with_the_inputs_disabled(browser, 
     with guarded_page(browser, site_server + ROPE, java_script_enabled=False) as (page, _):
         expect(page.get_by_role("combobox", name="rescaling")).to_be_disabled()
         expect(page.get_by_role("combobox", name="rescaling")).to_have_value("2")
-        expect(page.get_by_role("combobox", name="factor s")).to_have_value("1")
+        expect(page.get_by_role("combobox", name="training length L")).to_have_value("0")
         expect(output(page, SELECT_CELL)).to_be_visible()
-        expect(output(page, SELECT_CELL)).to_contain_text("yarn, s = 4: 17 kept, 24 blended, 23 interpolated")
+        expect(output(page, SELECT_CELL)).to_contain_text("yarn, L = 2048: 17 kept, 24 blended, 23 interpolated")
