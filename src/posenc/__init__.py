@@ -7,7 +7,11 @@ Three ways to tell a transformer *where* a token is:
 * ``rope`` -- rotate queries and keys by position (RoFormer, LLaMA, GPT-NeoX),
   with ``rope_frequencies`` for its long-context rescalings (PI, NTK, YaRN, llama3);
 * ``alibi_slopes``/``alibi_bias`` -- no position vectors, a distance penalty on
-  the scores (ALiBi, BLOOM).
+  the scores (ALiBi, BLOOM);
+* relative positions, each as its reference computes it: ``t5_relative_bucket``
+  (T5's buckets, float32 rounding included), ``shaw_relative_indices`` (Shaw et
+  al.'s clipped offsets), ``kerple_log_bias``/``kerple_power_bias`` (KERPLE's
+  kernels) and ``fire_distance`` (FIRE's normalised distance).
 
 and the attention they feed: ``attention``, ``attention_weights``,
 ``self_attention``, ``causal_mask``. Figures live in ``posenc.plot``
@@ -30,6 +34,13 @@ from posenc import plot
 from posenc._alibi import alibi_bias, alibi_slopes
 from posenc._attention import attention, attention_weights, causal_mask, self_attention
 from posenc._learned import LearnedEmbedding
+from posenc._relative import (
+    fire_distance,
+    kerple_log_bias,
+    kerple_power_bias,
+    shaw_relative_indices,
+    t5_relative_bucket,
+)
 from posenc._rope import PAIRINGS, rope
 from posenc._rope_scaling import ROPE_TYPES, rope_frequencies
 from posenc._sinusoidal import frequencies, sinusoidal
@@ -46,10 +57,15 @@ __all__ = [
     "attention",
     "attention_weights",
     "causal_mask",
+    "fire_distance",
     "frequencies",
+    "kerple_log_bias",
+    "kerple_power_bias",
     "plot",
     "rope",
     "rope_frequencies",
     "self_attention",
+    "shaw_relative_indices",
     "sinusoidal",
+    "t5_relative_bucket",
 ]

@@ -21,9 +21,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
+    "as_int_array",
     "as_positions",
     "as_real_array",
     "check_angles_finite",
+    "check_bool",
     "check_count",
     "check_d_model",
     "check_finite",
@@ -66,6 +68,13 @@ def check_d_model(d_model: Any, name: str = "d_model") -> int:
     if d_model % 2:
         raise ValueError(f"{name} must be even (dimensions come in sin/cos pairs), got {d_model}")
     return d_model
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """Return ``value`` as a Python ``bool`` (``bool`` or ``np.bool_``; not 0/1)."""
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+    return bool(value)
 
 
 def check_positive(value: Any, name: str) -> float:
@@ -134,6 +143,32 @@ def as_real_array(x: ArrayLike, name: str, *, min_ndim: int) -> NDArray[np.float
         arr = arr.astype(np.float64)
     check_finite(arr, name)
     return arr
+
+
+def as_int_array(x: ArrayLike, name: str) -> NDArray[np.int64]:
+    """Convert an int or an array_like of integers to an int64 array of the same shape.
+
+    Bool, float (even whole-valued), complex, string and object arrays are
+    rejected with ``TypeError``: an offset or an index is a whole number by type.
+    """
+    if isinstance(x, bool | np.bool_):
+        raise TypeError(f"{name} must hold integers, got {type(x).__name__} {x!r}")
+    try:
+        arr = np.asarray(x)
+    except (ValueError, TypeError) as err:  # ragged nested lists, ...
+        raise ValueError(f"{name} must be a rectangular array of integers: {err}") from None
+    if arr.size == 0 and arr.dtype.kind == "f":  # np.asarray([]) is float64
+        arr = arr.astype(np.int64)
+    if arr.dtype.kind == "O" and arr.size and all(_is_integer(e) for e in arr.flat):
+        try:
+            arr = arr.astype(np.int64)
+        except OverflowError:
+            raise ValueError(f"{name} holds an integer outside the int64 range") from None
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{name} must hold integers, got dtype {arr.dtype}")
+    if arr.dtype == np.uint64 and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} holds an integer outside the int64 range, the largest is {int(arr.max())}")
+    return arr.astype(np.int64)
 
 
 def as_positions(positions: ArrayLike, name: str = "positions") -> NDArray[np.float64]:
