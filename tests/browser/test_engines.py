@@ -110,6 +110,12 @@ def test_inputs_rerun_a_cell_and_show_pre_rendered_output(lesson_tab, site_serve
     steps.inputs_show_pre_rendered_output(lesson_tab)
 
 
+def test_an_explorable_cell_folds_its_code_and_runs_the_edit_with_it_closed(lesson_tab, site_server):
+    steps.open_lesson(lesson_tab, site_server + "lessons/33-rope-long-context/")
+    steps.wait_ready(lesson_tab)
+    steps.explorable_cell_folds_its_code(lesson_tab)
+
+
 def test_figures_follow_the_palette(lesson_tab):
     steps.figures_follow_the_palette(lesson_tab)
 

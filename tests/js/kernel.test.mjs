@@ -108,7 +108,7 @@ test("a run sent before Python is ready is queued, starts the worker, and is sen
   worker.send({ type: MessageType.READY, version: "0.27.7" });
   assert.deepEqual(worker.runs(), [{
     type: MessageType.RUN, id: first.id, code: "print(1)", setup: "", check: null, filename: "<cell 1>",
-    inputs: "", maxLines: CONTRACT.limits.maxLines, maxChars: CONTRACT.limits.maxChars, scheme: "default",
+    inputs: "", alt: "", maxLines: CONTRACT.limits.maxLines, maxChars: CONTRACT.limits.maxChars, scheme: "default",
   }]);
 });
 

@@ -57,6 +57,7 @@ def test_the_cell_carries_its_code_setup_options_and_origin():
         "data-source-file": PATH,
         "data-packages": "numpy matplotlib",
         "data-defines": "base",
+        "data-code-layout": "shown",
     }
     assert root["class"] == "course-cell"
     assert [text for _, text in rendered.all("code")] == ["base = 2\n", "print(base < 3)\n"]  # setup, then code

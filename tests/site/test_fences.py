@@ -251,7 +251,7 @@ def test_options_in_a_braced_header_lose_only_the_closing_brace():
         pytest.param(
             lambda: to_cell(scan("```pyodide heigth=3\nx = 1\n```\n", "lessons/p.md")[0]),
             "lessons/p.md:1: unknown option 'heigth' on a ```pyodide fence "
-            "(valid options: autorun, execute, height, precompute)",
+            "(valid options: alt, autorun, code, execute, height, label, precompute)",
             id="an unknown option",
         ),
         pytest.param(

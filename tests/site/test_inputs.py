@@ -124,12 +124,12 @@ def test_the_page_has_the_inputs_disabled_at_their_defaults_and_every_combinatio
     spec = json.loads(re.search(r'data-inputs-spec="([^"]*)"', region)[1].replace("&quot;", '"'))
     assert [s["kind"] for s in spec] == ["slider", "select", "checkbox"]
     fieldset = re.search(r'<fieldset class="course-inputs" disabled>.*?</fieldset>', html, re.S)[0]
-    assert "<legend>Inputs of Python cell 2</legend>" in fieldset
+    assert "<legend>Inputs</legend>" in fieldset  # the nearest heading above the cell
     assert '<label for="cell-2-input-pos">position pos</label>' in fieldset
     assert re.search(r'<input id="cell-2-input-pos"[^>]*type="range" min="0" max="3" step="1" value="1">', fieldset)
     assert '<option value="1" selected>yarn</option>' in fieldset
     assert re.search(r'type="checkbox" checked>', fieldset)
-    assert fieldset.count("<output ") == 3
+    assert fieldset.count("<output ") == 1  # the slider's readout: a select and a checkbox show their own value
     assert len(re.findall(r'<template class="course-inputs__variant" data-combination="\d,\d,\d">', fieldset)) == 16
     assert "int 102 &#x27;linear&#x27; True" in fieldset
     assert fieldset.index("</fieldset>") < len(fieldset)
@@ -153,3 +153,101 @@ def test_a_bad_input_fails_the_build_at_its_file_line(tmp_path):
     page = "# L\n\n```pyodide\n# --- inputs ---\nn = slider(0, 20, value=30)\n# --- code ---\nprint(n)\n```\n"
     errors = failing_build(make_project(tmp_path, page))
     assert "lessons/lesson.md:5: the slider's value 30 is outside its range 0 to 20" in errors
+
+
+# --------------------------------------------------------------------------- an explorable cell
+
+EXPLORABLE = """\
+# Lesson
+
+## Try it: the base of the waves
+
+```pyodide{options}
+# --- setup ---
+import numpy as np
+# --- inputs ---
+base = select([100, 10000], value=10000, label="base")
+# --- code ---
+pairs = 4
+slowest = 2 * np.pi * base ** ((pairs - 1) / pairs)
+print(f"{{slowest:.0f}}")
+```
+"""
+
+
+def explorable_html(tmp_path, options: str = "") -> str:
+    project = make_project(tmp_path, EXPLORABLE.format(options=options))
+    result = build(project)
+    assert result.returncode == 0, result.stderr
+    return lesson_html(project)
+
+
+def order_of(html: str, *names: str) -> list[str]:
+    """``names`` (class names in the cell's region) sorted by where each first appears."""
+    return sorted(names, key=lambda name: html.index(name))
+
+
+def test_an_inputs_cell_shows_its_controls_then_its_output_then_its_folded_code(tmp_path):
+    html = explorable_html(tmp_path)
+    names = ("course-inputs", "course-cell__toolbar", "course-cell__output", "course-cell__code")
+    assert order_of(html, *names) == list(names)
+    folded = html[html.index('<details class="course-cell__code">') :]  # closed: no "open"
+    summary = '<summary class="course-cell__code-summary">Show the code · 3 lines</summary>'
+    assert folded.startswith(f'<details class="course-cell__code">{summary}')
+    assert folded.index("course-cell__setup") < folded.index("course-cell__static") < folded.index("course-cell__note")
+    assert "<legend>Try it: the base of the waves</legend>" in html  # the nearest heading above
+    assert 'data-code-layout="folded"' in html
+
+
+def test_code_shown_keeps_the_code_first_and_a_label_names_the_inputs(tmp_path):
+    html = explorable_html(tmp_path, ' code=shown label="Choose a base"')
+    names = ("course-cell__static", "course-cell__toolbar", "course-inputs", "course-cell__output")
+    assert order_of(html, *names) == list(names)
+    assert "course-cell__code" not in html.split('id="cell-1"')[1].split("</fieldset>")[0]
+    assert "<legend>Choose a base</legend>" in html
+
+
+def test_code_folded_folds_a_cell_without_inputs(tmp_path):
+    project = make_project(tmp_path, "# L\n\n```pyodide code=folded\nprint(6 * 7)\n```\n")
+    assert build(project).returncode == 0
+    html = lesson_html(project)
+    assert order_of(html, "course-cell__output", "course-cell__code") == ["course-cell__output", "course-cell__code"]
+    assert "Show the code · 1 line<" in html
+
+
+def test_the_alt_option_fills_the_figures_alt_text_from_the_inputs_and_the_variables(tmp_path):
+    page = """\
+# L
+
+```pyodide alt="Waves of base {base}: the slowest is {slowest:.0f} positions long"
+# --- inputs ---
+base = select([100, 10000], value=10000, label="base")
+# --- code ---
+import matplotlib.pyplot as plt
+slowest = 2 * 3.14159 * base ** 0.75
+plt.plot([0, 1], [0, slowest])
+```
+"""
+    project = make_project(tmp_path, page)
+    result = build(project)
+    assert result.returncode == 0, result.stderr
+    html = lesson_html(project)
+    assert 'alt="Waves of base 10000: the slowest is 6283 positions long"' in html  # the defaults' figure
+    assert 'alt="Waves of base 100: the slowest is 199 positions long"' in html  # the other, pre-rendered
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            ' alt="{nowhere} moves"',
+            "'nowhere' is neither an input nor a variable of the cell (they are: base, np, pairs, slowest)",
+        ),
+        (' alt="an {unclosed"', "alt=\"an {unclosed\": expected '}' before end of string"),
+        (" code=hidden", 'code="hidden" must be "shown" or "folded"'),
+        (' label=""', 'label="" needs a text'),
+    ],
+)
+def test_a_wrong_explorable_option_fails_the_build_at_the_fence(tmp_path, options, message):
+    stderr = failing_build(make_project(tmp_path, EXPLORABLE.format(options=options)))
+    assert "lessons/lesson.md:5: " in stderr and message in stderr, stderr

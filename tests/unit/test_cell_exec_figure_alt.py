@@ -68,3 +68,26 @@ def test_a_figure_with_nothing_to_say_is_numbered(figure_alt):
     titled = plt.figure()
     titled.suptitle("Only a suptitle")
     assert figure_alt(titled, 4) == "Only a suptitle"
+
+
+def run_figure(code: str, alt: str) -> str:
+    from course_kernel import cell_exec
+
+    plt.close("all")
+    shown = []
+    emit = lambda kind, payload: shown.append(payload) if kind == "figure" else None  # noqa: E731
+    assert cell_exec.run_cell(code, {}, filename="<cell 1>", emit=emit, session=cell_exec.Session(alt=alt))
+    [figure] = shown
+    return figure["alt"]
+
+
+def test_a_fences_alt_is_filled_from_the_cells_names_after_the_run():
+    code = "import matplotlib.pyplot as plt\nmethod, factor = 'yarn', 4.0\nkept = 17\nplt.plot([1, 2])"
+    alt = run_figure(code, "θ′/θ for {method}, s = {factor:g}: {kept} pairs kept")
+    assert alt == "θ′/θ for yarn, s = 4: 17 pairs kept"
+
+
+def test_a_fences_alt_comes_before_the_figures_own_and_one_naming_a_missing_name_is_passed_over():
+    code = "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax.plot([1, 2])\nfig.alt_text = 'its own'"
+    assert run_figure(code, "the fence's, {fig.number}") == "the fence's, 1"
+    assert run_figure(code, "names {gone}") == "its own"  # an edit removed the name: the figure's own words

@@ -90,7 +90,8 @@ class Session:
     ``schemes``: the colour schemes each figure is saved in, Material's ``default`` and/or
     ``slate``, the first one sent as ``png`` (the page's own in the browser, both at build time).
     ``module_hint``: the note on an uncaught ``ModuleNotFoundError``; ``{name}`` is the module
-    (the plugin's ``module_hint``).
+    (the plugin's ``module_hint``). ``alt``: the alt text of the run's figures (a fence's ``alt``),
+    ``{name}`` filled from the namespace after the run (`figures.alt_text`); "" describes each figure.
 
     >>> Session(schemes=("slate",)).schemes
     ('slate',)
@@ -98,6 +99,7 @@ class Session:
 
     schemes: tuple[str, ...] = ("default",)
     module_hint: str = "module {name!r} is not available in this course"
+    alt: str = ""
 
     def __post_init__(self) -> None:
         known = tuple(scheme for scheme in self.schemes if scheme in figures.SCHEME_ORDER)
@@ -167,7 +169,7 @@ def run_cell(
     the same outputs, and gives the same bool. Any other cell runs at once.
     """
     _register_source(filename, code)
-    run = _CellRun(emit, session)
+    run = _CellRun(emit, session, namespace)
     try:
         body, last = _compile_cell(code, filename)
     except BaseException as exc:
@@ -215,9 +217,10 @@ async def _await_in_order(
 class _CellRun:
     """One run of one cell: where its output goes, and whether something failed."""
 
-    def __init__(self, emit: Emit, session: Session) -> None:
+    def __init__(self, emit: Emit, session: Session, namespace: dict[str, Any]) -> None:
         self.emit = emit
         self.session = session
+        self.namespace = namespace  # where an alt text's {name} is looked up
         self.ok = True
         self.figures = 0  # figures emitted so far (they are numbered across plt.show() calls)
 
@@ -277,7 +280,9 @@ class _CellRun:
         try:
             for num in plt.get_fignums():
                 try:
-                    shown = figures.figure(plt.figure(num), self.figures + 1, self.session.schemes)
+                    fig, number = plt.figure(num), self.figures + 1
+                    alt = figures.alt_text(fig, number, self.session.alt, self.namespace)
+                    shown = figures.figure(fig, alt, self.session.schemes)
                 except Exception as exc:
                     self.fail(exc)
                     continue

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 FIGURE_DPI = 100
@@ -16,15 +16,15 @@ FIGURE_ALT_ATTRIBUTE = "alt_text"  # fig.alt_text = "…": the author's own alt 
 SCHEME_ORDER = ("default", "slate")  # restyling goes one way: light first
 
 
-def figure(fig: Any, index: int, schemes: Sequence[str]) -> dict[str, Any]:
-    """What the page shows for figure number ``index`` of a run, drawn in ``schemes`` (the first is the one sent).
+def figure(fig: Any, alt: str, schemes: Sequence[str]) -> dict[str, Any]:
+    """What the page shows for a figure with alt text ``alt``, drawn in ``schemes`` (the first is the one sent).
 
     ``{"png": bytes, "alt": str, "scheme": str, "text_px": float}``, plus ``"png_dark"`` (the
     ``slate`` PNG) when more than one scheme was asked for. Raises what ``savefig`` raises.
     """
     drawn = pngs(fig, schemes)
     scheme = schemes[0]
-    shown = {"png": drawn[scheme], "alt": alt_text(fig, index), "scheme": scheme, "text_px": smallest_text_px(fig)}
+    shown = {"png": drawn[scheme], "alt": alt, "scheme": scheme, "text_px": smallest_text_px(fig)}
     if len(drawn) > 1 and "slate" in drawn:
         shown["png_dark"] = drawn["slate"]
     return shown
@@ -69,12 +69,26 @@ def laid_out(fig: Any) -> bool:
     return any(getattr(params, name) != matplotlib.rcParams[f"figure.subplot.{name}"] for name in names)
 
 
-def alt_text(fig: Any, index: int) -> str:
-    """Alt text for a figure: the author's ``fig.alt_text``, else a description of its axes, else 'Figure N'.
+def alt_text(fig: Any, index: int, template: str = "", namespace: Mapping[str, Any] | None = None) -> str:
+    """Alt text for figure number ``index`` of a run: ``template`` with each ``{name}`` filled from
+    ``namespace`` (the fence's ``alt``: the author's words for this cell), else the figure's own
+    ``fig.alt_text`` (the code's, or a ``posenc.plot`` function's), else a description of its axes,
+    else 'Figure N'.
 
     The description is the suptitle, then what each panel is (heatmap, line plot, …)
-    with its title, size, axis labels and named lines; colorbars are left out.
+    with its title, size, axis labels and named lines; colorbars are left out. A template
+    that names what the namespace lacks (an edit removed it) is passed over.
+
+    >>> class Fig:
+    ...     pass
+    >>> alt_text(Fig(), 1, "θ′/θ for {method}, s = {factor:g}", {"method": "yarn", "factor": 4.0})
+    'θ′/θ for yarn, s = 4'
     """
+    if template:
+        try:
+            return template.format_map(namespace or {}).strip()
+        except (KeyError, AttributeError, IndexError, ValueError, TypeError):
+            pass
     explicit = getattr(fig, FIGURE_ALT_ATTRIBUTE, None)
     if isinstance(explicit, str) and explicit.strip():
         return explicit.strip()

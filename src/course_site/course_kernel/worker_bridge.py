@@ -82,24 +82,31 @@ def emit(kind: str, payload: Any) -> None:
         emit_text(kind, str(payload))
 
 
-def session(scheme: str, module_hint: str | None) -> cell_exec.Session:
+def session(scheme: str, module_hint: str | None, alt: str = "") -> cell_exec.Session:
     """A run's session: its figures in the page's colour scheme (``default`` or ``slate``; any other
-    is ``default``) and the course's note on a missing module (worker-settings.json ``module_hint``)."""
+    is ``default``) with the cell's ``alt`` text, and the course's note on a missing module
+    (worker-settings.json ``module_hint``)."""
     hint = {"module_hint": module_hint} if module_hint else {}
-    return cell_exec.Session(schemes=(scheme,), **hint)
+    return cell_exec.Session(schemes=(scheme,), alt=alt or "", **hint)
 
 
 def run(
-    code: str, setup: str, filename: str, inputs: str = "", scheme: str = "default", module_hint: str | None = None
+    code: str,
+    setup: str,
+    filename: str,
+    inputs: str = "",
+    scheme: str = "default",
+    module_hint: str | None = None,
+    alt: str = "",
 ) -> cell_exec.Outcome:
     """Run the bindings of the cell's ``inputs`` and ``setup`` (if any), then ``code``, in the page's
-    one namespace, with figures in ``scheme``; False after an error.
+    one namespace, with figures in ``scheme`` and the fence's ``alt`` text; False after an error.
 
     A cell that awaits at top level gives a coroutine instead, which the worker awaits.
     """
     sources = [(inputs, "<inputs>")] if inputs else []
     sources += [(setup, "<setup>")] if setup else []
-    run_in = session(scheme, module_hint)
+    run_in = session(scheme, module_hint, alt)
     return cell_exec.run_cells([*sources, (code, filename)], __main__.__dict__, emit=emit, session=run_in)
 
 

@@ -83,7 +83,9 @@ def render_cell(
     An exercise (`exercises_html`) adds ``extra_attrs`` (its ``class`` joins the
     cell's), and ``header`` and ``footer``, inside the region around the cell's parts.
     A cell with inputs gets their fieldset above its output; ``variants`` are the outputs of the
-    other combinations the build pre-rendered, by combination (`inputs.key_text`).
+    other combinations the build pre-rendered, by combination (`inputs.key_text`). A cell whose
+    code is folded (`Cell.code_folded`: one with inputs, or ``code=folded``) shows its controls, its
+    toolbar and its output first, and its code (and setup) in a ``<details>`` after them.
     """
     cell_id = f"cell-{index}"
     extra = dict(extra_attrs or {})
@@ -101,19 +103,23 @@ def render_cell(
         "data-source-file": cell.block.path,
         CELL_DATA["packages"]: " ".join(packages),
         CELL_DATA["defines"]: " ".join(defined_names(_bindings(cell), cell.setup, cell.code)),
+        CELL_DATA["alt"]: cell.options.alt,
+        CELL_DATA["layout"]: "folded" if cell.code_folded else "shown",
         **inputs_attrs(cell.inputs),
         **extra,
     }
     label = region_label or f"Python cell {index}"
+    legend = cell.options.label or cell.block.heading or f"Inputs of {label}"
+    code = [_setup(cell.setup, md), tag("div", {"class": CELL["static"]}, Raw(highlight_python(cell.code, md)))]
+    toolbar = _toolbar(f"{cell_id}-hint")
+    inputs = _inputs(cell, cell_id, legend, outputs, variants or {}, figure_url)
+    shown = _outputs(outputs, figure_url, index)
+    parts = [inputs, toolbar, shown, _folded_code(cell, code)] if cell.code_folded else [*code, toolbar, inputs, shown]
     return tag(
         "div",
         attrs,
         header,
-        _setup(cell.setup, md),
-        tag("div", {"class": CELL["static"]}, Raw(highlight_python(cell.code, md))),
-        _toolbar(f"{cell_id}-hint"),
-        _inputs(cell, cell_id, label, outputs, variants or {}, figure_url),
-        _outputs(outputs, figure_url, index),
+        *parts,
         tag("noscript", {}, tag("p", {"class": f"{CELL['note']} {CELL['note']}--static"}, _NO_SCRIPT)),
         tag("p", {"class": CELL["note"]}, download_note),
         footer,
@@ -123,6 +129,13 @@ def render_cell(
 def _bindings(cell: Cell) -> str:
     """The lines binding the cell's inputs to their defaults ("" without inputs)."""
     return bindings(cell.inputs, default_key(cell.inputs)) if cell.inputs else ""
+
+
+def _folded_code(cell: Cell, code: list[Raw | None]) -> Raw:
+    """The cell's code (and setup) under a disclosure that says how long it is: closed, editable once opened."""
+    lines = len(cell.code.splitlines())
+    summary = f"Show the code · {lines} line{'' if lines == 1 else 's'}"
+    return tag("details", {"class": CELL["code"]}, tag("summary", {"class": CELL["codeSummary"]}, summary), *code)
 
 
 def _setup(setup: str, md: Markdown) -> Raw | None:
@@ -169,7 +182,7 @@ def _toolbar(hint_id: str) -> Raw:
 
 
 def _inputs(
-    cell: Cell, cell_id: str, label: str, outputs: list[Output], variants: dict, figure_url: FigureURL
+    cell: Cell, cell_id: str, legend: str, outputs: list[Output], variants: dict, figure_url: FigureURL
 ) -> Raw | None:
     """The inputs' fieldset, with every pre-rendered combination: the defaults' (the cell's output) and the others."""
     if not cell.inputs:
@@ -177,7 +190,7 @@ def _inputs(
     shown = {key: output_parts(outs, figure_url) for key, outs in variants.items()}
     if shown and outputs:
         shown[key_text(default_key(cell.inputs))] = output_parts(outputs, figure_url)
-    return render_inputs(cell.inputs, cell_id, label, shown)
+    return render_inputs(cell.inputs, cell_id, legend, shown)
 
 
 def _outputs(outputs: list[Output], figure_url: FigureURL, index: int) -> Raw:

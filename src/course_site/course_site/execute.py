@@ -264,7 +264,8 @@ class PageExecutor:
             raise node_error(stopped, job.cells, job.exercises, self.timeout) from None
 
     def _cells_key(self, cells: dict[int, Cell]) -> str:
-        return self._key([(c.setup, c.code, *_inputs_request(c)) for c in cells.values()])
+        # A fence's alt text changes its figures' outputs; a cell without one keeps its key.
+        return self._key([(c.setup, c.code, *_inputs_request(c), *_alt(c)) for c in cells.values()])
 
     def _exercises_key(self, exercises: list[Exercise]) -> str:
         fields = ("setup", "starter", "check", "solution")
@@ -295,8 +296,12 @@ def _inputs_request(cell: Cell) -> list:
     return [bindings(cell.inputs, default), [[key_text(k), bindings(cell.inputs, k)] for k in others]]
 
 
+def _alt(cell: Cell) -> list[str]:
+    return [cell.options.alt] if cell.options.alt else []
+
+
 def _cell_request(cell: Cell) -> dict:
-    request = {"code": cell.code, "setup": cell.setup}
+    request = {"code": cell.code, "setup": cell.setup, "alt": cell.options.alt or ""}
     if cell.inputs:
         inputs, variants = _inputs_request(cell)
         request.update(inputs=inputs, variants=[{"key": key, "inputs": text} for key, text in variants])

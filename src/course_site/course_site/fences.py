@@ -14,11 +14,13 @@ over, without lines in the lesson's file.
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from .errors import LessonError
 from .inputs import PRECOMPUTE_DEFAULT, Input, parse_inputs
+from .names import defined_names
 
 CELL = "pyodide"
 QUIZ = "quiz"
@@ -27,10 +29,13 @@ BLOCK_ID = "course_block"
 
 _FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*?)[ \t]*$")
 _LANG = re.compile(r"^\{?\s*\.?(?P<lang>[\w-]+)")
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(?P<text>.*?)(?:[ \t]+#+)?[ \t]*(?:\{[^}]*\})?[ \t]*$")
+_HEADING_MARKUP = re.compile(r"[`*$]")
 _OPTION = re.compile(r"""(?P<key>[A-Za-z][\w-]*)(?:=(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>\S+)))?""")
 _SECTION = re.compile(r"^#\s*---\s*(?P<name>[\w-]+)\s*---\s*$")
 
 CELL_SECTIONS = ("setup", "inputs", "code")
+CODE_LAYOUTS = ("shown", "folded")  # code=…: the code above its output, or folded under it (a cell with inputs)
 EXERCISE_SECTIONS = ("task", "setup", "code", "check", "solution", "hint")  # in a fence with exercise="Title"
 HEIGHT_RANGE = (3, 40)
 
@@ -43,6 +48,9 @@ class CellOptions:
     autorun: bool = False  # run as soon as Python is ready
     execute: bool = True  # run at build time and embed the output
     precompute: int = PRECOMPUTE_DEFAULT  # pre-render every combination of the inputs up to this many
+    code: str | None = None  # "shown" or "folded"; None: folded in a cell with inputs, else shown
+    label: str | None = None  # the inputs' legend; None: the nearest heading above the cell
+    alt: str | None = None  # its figures' alt text, {name} filled from the inputs and the cell's variables
 
 
 @dataclass
@@ -61,6 +69,7 @@ class Block:
     body_line: int
     body: str
     options: dict[str, str] = field(default_factory=dict)
+    heading: str = ""  # the text of the nearest heading above the fence ("" if none)
 
     def file_line(self, k: int) -> int | None:
         """The lesson file's line of body line ``k`` (0-based), if the fence is in the file."""
@@ -92,6 +101,11 @@ class Cell:
     setup_line: int
     options: CellOptions
     inputs: tuple[Input, ...] = ()  # the ``# --- inputs ---`` section, parsed (`inputs`)
+
+    @property
+    def code_folded(self) -> bool:
+        """Whether the page folds the code under the output: ``code=folded``, or inputs without ``code=shown``."""
+        return self.options.code == "folded" or (self.options.code is None and bool(self.inputs))
 
 
 def scan(markdown: str, path: str, first_line: int = 1) -> list[Block]:
@@ -186,7 +200,10 @@ def _fences(lines: list[str]) -> Iterator[tuple[int, int, re.Match[str], str]]:
 
 def _iter_blocks(lines: list[str], path: str, offset: int) -> Iterator[tuple[Block, int]]:
     """Each block, with the column in its opening line where its options start."""
+    heading, after = "", 0  # the nearest heading so far, and the first line not yet looked at
     for i, end, opening, lang in _fences(lines):
+        heading = _last_heading(lines[after:i], heading)
+        after = end + 1
         if lang not in (CELL, QUIZ):
             continue
         line = offset + i + 1
@@ -196,7 +213,16 @@ def _iter_blocks(lines: list[str], path: str, offset: int) -> Iterator[tuple[Blo
         body = "\n".join(_dedent(text, indent) for text in lines[i + 1 : end])
         lang_end = _LANG.match(opening["info"]).end()
         options = _parse_options(opening["info"][lang_end:].rstrip("}"), path, line)
-        yield Block(lang, path, line, line + 1, body, options), opening.start("info") + lang_end
+        yield Block(lang, path, line, line + 1, body, options, heading), opening.start("info") + lang_end
+
+
+def _last_heading(lines: list[str], heading: str) -> str:
+    """The text of the last ATX heading (``## Try it``) of ``lines``, without its markup; else ``heading``."""
+    for text in lines:
+        found = _HEADING.match(text)
+        if found and found["text"].strip():
+            heading = _HEADING_MARKUP.sub("", found["text"]).strip()
+    return heading
 
 
 def fence_end(lines: list[str], start: int) -> int:
@@ -244,11 +270,31 @@ def to_cell(block: Block) -> Cell:
         raise LessonError(block.path, inputs_line, "the '# --- inputs ---' section defines no input")
     if "precompute" in block.options and not inputs:
         raise LessonError(block.path, block.line, "precompute=\"...\" needs an '# --- inputs ---' section in the cell")
+    if options.alt is not None:
+        _check_alt(block, options.alt, [item.name for item in inputs], defined_names(setup, code))
     return Cell(block, code, setup, code_line, setup_line, options, inputs)
 
 
+def _check_alt(block: Block, alt: str, inputs: list[str], variables: list[str]) -> None:
+    """Raise `LessonError` unless every ``{name}`` of ``alt`` is one of the cell's inputs or variables."""
+    try:
+        fields = [field for _, field, _, _ in string.Formatter().parse(alt) if field is not None]
+    except ValueError as exc:
+        raise LessonError(block.path, block.line, f'alt="{alt}": {exc} (write {{{{ and }}}} for braces)') from None
+    for field_name in fields:
+        name = re.split(r"[.\[]", field_name, maxsplit=1)[0]
+        if name not in inputs and name not in variables:
+            known = ", ".join([*inputs, *variables]) or "none"
+            raise LessonError(
+                block.path,
+                block.line,
+                f'alt="…{{{field_name}}}…": {name!r} is neither an input nor a variable of the cell '
+                f"(they are: {known})",
+            )
+
+
 def cell_options(block: Block) -> CellOptions:
-    known = {"height", "autorun", "execute", "precompute"}
+    known = {"height", "autorun", "execute", "precompute", "code", "label", "alt"}
     unknown = sorted(set(block.options) - known)
     if unknown:
         raise LessonError(
@@ -261,7 +307,25 @@ def cell_options(block: Block) -> CellOptions:
         autorun=_boolean(block, "autorun", default=False),
         execute=_boolean(block, "execute", default=True),
         precompute=_precompute(block),
+        code=_choice(block, "code", CODE_LAYOUTS),
+        label=_text(block, "label"),
+        alt=_text(block, "alt"),
     )
+
+
+def _choice(block: Block, name: str, choices: tuple[str, ...]) -> str | None:
+    raw = block.options.get(name)
+    if raw is not None and raw not in choices:
+        allowed = " or ".join(f'"{choice}"' for choice in choices)
+        raise LessonError(block.path, block.line, f'{name}="{raw}" must be {allowed}')
+    return raw
+
+
+def _text(block: Block, name: str) -> str | None:
+    raw = block.options.get(name)
+    if raw is not None and not raw.strip():
+        raise LessonError(block.path, block.line, f'{name}="" needs a text')
+    return raw.strip() if raw is not None else None
 
 
 def _precompute(block: Block) -> int:

@@ -1,11 +1,13 @@
 """The HTML of a cell's inputs: a fieldset of real form controls, and the pre-rendered combinations.
 
 Each input is an ``<input type="range">``, a ``<select>`` or an ``<input type="checkbox">`` with
-its ``<label>`` and an ``<output>`` that shows its value as text, in a ``<fieldset>`` whose legend
-names the cell. The build writes them ``disabled`` at their defaults: without JavaScript they show
-what the cell's output was made with; ``assets/js/inputs.js`` enables them. Every combination the
-build pre-rendered is a ``<template data-combination="…">`` holding that output in the form of the
-cell's own (`cells.output_parts`), so the page can show it before Python is ready.
+its ``<label>``, in a ``<fieldset>`` whose legend is the author's (the fence's ``label``, else the
+nearest heading above the cell); a slider also has an ``<output>`` that shows its value as text (a
+select and a checkbox show theirs themselves). The build writes them ``disabled`` at their
+defaults: without JavaScript they show what the cell's output was made with;
+``assets/js/inputs.js`` enables them. Every combination the build pre-rendered is a
+``<template data-combination="…">`` holding that output in the form of the cell's own
+(`cells.output_parts`), so the page can show it before Python is ready.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ def inputs_attrs(inputs: tuple[Input, ...]) -> dict[str, str]:
 def render_inputs(
     inputs: tuple[Input, ...],
     cell_id: str,
-    cell_label: str,
+    legend: str,
     variants: dict[str, list[Raw]],
 ) -> Raw | None:
     """The fieldset of ``inputs`` (None without), and a template per pre-rendered combination.
@@ -49,7 +51,7 @@ def render_inputs(
     return tag(
         "fieldset",
         {"class": INPUTS["root"], "disabled": True},
-        tag("legend", {}, f"Inputs of {cell_label}"),
+        tag("legend", {}, legend),
         *controls,
         tag("p", {"class": INPUTS["announce"], "role": "status"}),
         *templates,
@@ -57,11 +59,13 @@ def render_inputs(
 
 
 def _control(item: Input, control_id: str) -> Raw:
-    """One input: its label, its control at the default, and its value as text."""
+    """One input: its label, its control at the default, and a slider's value as text."""
     label = tag("label", {"for": control_id}, item.label or item.name)
     control = _CONTROLS[item.kind](item, {"id": control_id, "name": item.name, INPUTS["input"]: item.name})
     shown = _shown(item, item.default)
-    output = tag("output", {"for": control_id, "class": INPUTS["value"], "aria-live": "off"}, shown)
+    output = None
+    if item.kind == "slider":
+        output = tag("output", {"for": control_id, "class": INPUTS["value"], "aria-live": "off"}, shown)
     return tag("div", {"class": f"{INPUTS['item']} {INPUTS['item']}--{item.kind}"}, label, control, output)
 
 

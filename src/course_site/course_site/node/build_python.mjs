@@ -102,7 +102,7 @@ async function runCell(cell) {
 async function runOnce(cell, inputs) {
   output = new RunOutput(request.limits);
   const emit = (kind, text, png, pngDark, textPx) => output.emit(kind, text, png, pngDark, textPx);
-  let ok = half.run(cell.number, cell.setup, cell.code, emit, session, inputs);
+  let ok = half.run(cell.number, cell.setup, cell.code, emit, session, inputs, cell.alt ?? "");
   if (typeof ok !== "boolean") ok = await ok; // a cell that awaits at top level
   const outputs = output.finish();
   output = null;

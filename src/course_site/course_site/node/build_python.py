@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import dataclasses
 import functools
 import io
 import json
@@ -47,13 +48,16 @@ def install_font_list(font_list: str) -> None:
     Path(importlib.util.find_spec("matplotlib").origin).with_name("fontlist.json").write_text(font_list)
 
 
-def run(number: int, setup: str, code: str, emit: JsEmit, session: Session, inputs: str = "") -> Outcome:
-    """Run cell ``number`` (its inputs' bindings and hidden setup first) in the page's namespace:
-    True, False, or a coroutine."""
+def run(number: int, setup: str, code: str, emit: JsEmit, session: Session, inputs: str = "", alt: str = "") -> Outcome:
+    """Run cell ``number`` (its inputs' bindings and hidden setup first) in the page's namespace, its
+    figures with the fence's ``alt`` text: True, False, or a coroutine."""
     sources = [(inputs, f"<inputs {number}>")] if inputs else []
     sources += [(setup, f"<setup {number}>")] if setup.strip() else []
     sources.append((code, f"<cell {number}>"))
-    return run_cells(sources, __main__.__dict__, emit=lambda kind, payload: _emit(emit, kind, payload), session=session)
+    in_session = dataclasses.replace(session, alt=alt)
+    return run_cells(
+        sources, __main__.__dict__, emit=lambda kind, payload: _emit(emit, kind, payload), session=in_session
+    )
 
 
 def _emit(emit: JsEmit, kind: str, payload: object) -> None:

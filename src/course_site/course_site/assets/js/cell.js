@@ -7,6 +7,8 @@
  *       status, progress, "edited" note, keyboard hint </div>
  *     <div class="course-cell__output" data-precomputed role="log" …>…</div>
  *     <p class="course-cell__note">…</p>
+ * A cell with inputs (or code=folded) has its fieldset, the toolbar and the output first, and the
+ * static code (with its setup) in a <details class="course-cell__code"> after them.
  * It reveals the toolbar at once; the CodeMirror editor replaces the static
  * code when the cell comes near the viewport (or gets focus), so the editors
  * of cells far down the page do not compete with Python's boot.
@@ -104,6 +106,12 @@ export class Cell {
     }, { rootMargin: EDITOR_MARGIN });
     this.observer.observe(root);
     root.addEventListener("focusin", () => this.createEditor());
+    // A cell whose code is folded (an explorable cell): its editor is measured again when the code is shown.
+    this.root.querySelector(`.${CELL.code}`)?.addEventListener("toggle", (event) => {
+      if (!event.target.open) return;
+      this.createEditor();
+      this.view?.requestMeasure();
+    });
     this.staticBlock.addEventListener("pointerdown", () => this.createEditor({ focus: true }));
     this.runButton.addEventListener("click", () => this.run());
     this.stopButton.addEventListener("click", () => this.stop());
@@ -300,6 +308,7 @@ export class Cell {
       packages: (this.root.getAttribute(DATA.packages) || "").split(" ").filter(Boolean),
       onEvent: (msg) => this.onEvent(msg),
       inputs: this.inputs ? () => this.inputs.bindings() : null,
+      alt: this.root.getAttribute(DATA.alt) ?? "", // the fence's alt text for its figures, {name} filled in Python
       buffered: fromInputs,
     });
   }

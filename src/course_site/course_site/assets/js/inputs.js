@@ -1,9 +1,10 @@
 /* A cell's inputs: sliders, selects and checkboxes that re-run the cell as the learner moves them.
  *
  * The build (inputs_html.py) writes, inside the cell's region (data-inputs="pos method"):
- *   <fieldset class="course-inputs" disabled><legend>Inputs of Python cell N</legend>
+ *   <fieldset class="course-inputs" disabled><legend>the author's label, or the heading above</legend>
  *     <div class="course-inputs__item"><label for=…>…</label><input type="range" …>
- *       <output class="course-inputs__value">10</output></div> …
+ *       <output class="course-inputs__value">10</output></div> …   (a slider's readout; a select
+ *     or a checkbox shows its own value)
  *     <p class="course-inputs__announce" role="status"></p>
  *     <template class="course-inputs__variant" data-combination="10,2,1"> that output </template> …
  *   </fieldset>
@@ -130,7 +131,7 @@ export class CellInputs extends EventTarget {
     if (spec.kind === "checkbox") control.checked = Boolean(position);
     else if (spec.kind === "select") control.value = String(position);
     else control.value = String(sliderValue(spec, position));
-    this.outputs[i].textContent = this.text(spec, position);
+    if (this.outputs[i]) this.outputs[i].textContent = this.text(spec, position);
   }
 
   keep() {

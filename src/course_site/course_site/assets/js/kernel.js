@@ -251,6 +251,7 @@ export class Kernel extends EventTarget {
     this.worker.postMessage({
       type: MessageType.RUN, id: job.id, code: job.code, setup: job.setup || "", check: job.check ?? null, filename: job.filename,
       inputs: job.inputs?.() ?? "",
+      alt: job.alt ?? "",
       // The site's limits (contract.json's by default), which the worker read from the settings before it was ready.
       maxLines: Number(this.settings?.output_max_lines),
       maxChars: Number(this.settings?.output_max_chars),

@@ -92,7 +92,8 @@ async function run(msg) {
       const result = python.bridge.run_exercise(msg.code, msg.setup || "", msg.check, msg.filename, ...session);
       ({ ok, check } = exerciseOutcome(result));
     } else {
-      ok = await outcome(python.bridge.run(msg.code, msg.setup || "", msg.filename, msg.inputs || "", ...session));
+      const run = python.bridge.run(msg.code, msg.setup || "", msg.filename, msg.inputs || "", ...session, msg.alt || "");
+      ok = await outcome(run);
     }
     status = ok ? "ok" : "error";
   } catch (err) {
