@@ -26,12 +26,12 @@ from page_fixture import (
     run,
     set_code,
     status,
+    wait_until_python_is_ready,
 )
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
-BOOTING = re.compile(r"\bcourse-booting\b")  # <html>'s class until Python is ready and idle
 LIMIT_NOTICE = "Output limit reached (2000 lines or 200 kB per run); the rest is dropped."
 
 
@@ -78,7 +78,7 @@ def test_enhances_static_cells(first_visit):
 def test_progress_then_ready(first_visit):
     page = first_visit
     # Loading starts by itself when the page is idle and reports bytes.
-    expect(page.locator("html")).not_to_have_class(BOOTING, timeout=LOAD_TIMEOUT_MS)  # Python is ready
+    wait_until_python_is_ready(page)
     sizes = page.settings["download_bytes"]
     total = (sizes["core"] + sum(sizes[name] for name in page.settings["preload_packages"])) / 1e6
     log = page.evaluate("window.__statusLog")
@@ -99,7 +99,7 @@ def test_autorun_cell_ran_by_itself(first_visit):
 def test_run_replaces_precomputed_output(first_visit):
     page = first_visit
     # Once Python is ready, so that the boot's messages in cell 1 are left as a fresh page shows them.
-    expect(page.locator("html")).not_to_have_class(BOOTING, timeout=LOAD_TIMEOUT_MS)
+    wait_until_python_is_ready(page)
     expect(page.locator("#cell-1 .course-cell__label")).to_contain_text("Precomputed output")
     output = run(page, "#cell-1")
     assert status(page, "#cell-1").startswith("Done in")

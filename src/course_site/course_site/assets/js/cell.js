@@ -218,12 +218,27 @@ export class Cell {
         changed: (code) => this.remember(code),
         complete: completion(cm, this), // names, attributes and keyword arguments from Jedi (complete.js)
       }));
-      // Focus inside the static code (e.g. on its copy button, reached by Tab) would be lost with it.
-      const hadFocus = this.staticBlock.contains(document.activeElement);
-      this.staticBlock.replaceWith(this.editorHost);
-      if (this.wantFocus || hadFocus) this.view.focus();
+      return this.swapInEditor();
     });
     return this.editorPromise;
+  }
+
+  /* Put the editor where the static code is once it has laid itself out: until CodeMirror's first
+   * measure it is taller than it will be (48 px for a 12-line cell), and the toolbar under it, the Run
+   * button, would jump down and back up under a press (the press then makes no click).  It is laid
+   * out meanwhile beside the static code, hidden and out of the flow, at the width it will have. */
+  async swapInEditor() {
+    const host = this.editorHost;
+    const waiting = { position: "absolute", visibility: "hidden", inlineSize: `${this.staticBlock.offsetWidth}px` };
+    Object.assign(host.style, waiting);
+    this.staticBlock.after(host);
+    await new Promise((measured) => this.view.requestMeasure({ read: () => null, write: () => measured() }));
+    for (const property of Object.keys(waiting)) host.style[property] = "";
+    if (this.destroyed) return;
+    // Focus inside the static code (e.g. on its copy button, reached by Tab) would be lost with it.
+    const hadFocus = this.staticBlock.contains(document.activeElement);
+    this.staticBlock.remove();
+    if (this.wantFocus || hadFocus) this.view.focus();
   }
 
   /** The code to run: the editor's, or (no editor yet) the kept edit or the lesson's. */

@@ -118,6 +118,7 @@ export class CellOutput {
     // data-scheme: the colour scheme it was drawn in (course.css re-styles it if the palette switches)
     const img = el("img", {
       src: url, alt: alt || `Figure ${this.figureCount}`, "data-scheme": scheme || "default", "data-text-px": String(textPx ?? ""),
+      ...pngSize(png), // its room is kept before it decodes, so nothing below it moves then (as the build's figures)
     });
     this.node.append(el("figure", { class: `${CELL.out} ${CELL.out}--figure` }, img));
     this.lastPre = null;
@@ -167,4 +168,14 @@ export class CellOutput {
     if (this.frame) cancelAnimationFrame(this.frame);
     for (const url of [...this.objectURLs, ...this.shownURLs]) URL.revokeObjectURL(url);
   }
+}
+
+
+/** A PNG's `{width, height}` from its IHDR chunk (bytes 16–23, big-endian), as cells.py's _png_size; {} if not a PNG. */
+export function pngSize(png) {
+  const bytes = png instanceof Uint8Array ? png : new Uint8Array(png);
+  const signature = [0x89, 0x50, 0x4e, 0x47];
+  if (bytes.length < 24 || signature.some((byte, i) => bytes[i] !== byte)) return {};
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return { width: String(view.getUint32(16)), height: String(view.getUint32(20)) };
 }
