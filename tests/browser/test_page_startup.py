@@ -67,18 +67,19 @@ WATCH_PLACE = """(selector) => {
 
 @pytest.mark.parametrize("width", [320, 1280])
 def test_what_the_reader_sees_stays_put_while_python_boots(browser, site_server, width):
-    """A reader who goes to cell 4 at once (a link to it, a quick scroll) finds its Run button where it was
+    """A reader who goes to cell 6 at once (a link to it, a quick scroll) finds its Run button where it was
     until the boot and the site's service worker are done: nothing above it changes size meanwhile, so a
     press on it is not lost to a button that moved between the press and the release."""
     with guarded_page(browser, site_server + LESSON, viewport={"width": width, "height": 800}) as (page, _):
-        button = page.locator("#cell-4 .course-cell__button--run")
+        button = page.locator("#cell-6 .course-cell__button--run")
         button.scroll_into_view_if_needed()
-        page.evaluate(WATCH_PLACE, "#cell-4 .course-cell__button--run")
+        page.evaluate(WATCH_PLACE, "#cell-6 .course-cell__button--run")
         wait_until_python_is_ready(page)
         expect_service_worker(page, re.compile(r"/course-sw\.js\?"))  # registered once Python is quiet
         page.evaluate("() => new Promise((frame) => requestAnimationFrame(() => requestAnimationFrame(frame)))")
-        places = page.evaluate("window.__places")
-        assert len(places) == 1, f"cell 4's Run button moved in the viewport: {places}"
+        places = [tuple(map(int, place.split(","))) for place in page.evaluate("window.__places")]
+        moves = [abs(a - b) for here in places for a, b in zip(here, places[0], strict=True)]
+        assert max(moves) <= 2, f"cell 6's Run button moved in the viewport: {places}"  # a rounded pixel or two
 
 
 def test_a_run_clicked_during_the_boot_shows_its_output(browser, site_server):
