@@ -60,7 +60,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from posenc._alibi import alibi_bias
+from posenc._attention import causal_mask
 from posenc._relative import t5_relative_bucket
+from posenc._rope import _rotate_pairs
 from posenc._sinusoidal import frequencies, sinusoidal
 from posenc._validate import as_int_array, check_positive, check_positive_int
 
@@ -349,7 +351,7 @@ def _tables(model: Model, n: int) -> _Tables:
 
 def _build_tables(model: Model, n: int) -> _Tables:
     """Causal mask, fixed bias and the scheme's position tables for length ``n``."""
-    bias = np.where(np.tri(n, dtype=bool), 0.0, -np.inf)  # (n, n): keys after the query get weight 0
+    bias = np.where(causal_mask(n), 0.0, -np.inf)  # (n, n): keys after the query get weight 0
     if model.scheme == "alibi":
         bias = alibi_bias(model.n_heads, n) + bias  # (n_heads, n, n)
     positions = sinusoidal(n, model.d_model) if model.scheme == "sinusoidal" else None
@@ -380,12 +382,8 @@ def _merge_heads(x: NDArray) -> NDArray:
 
 
 def _rotate(x: NDArray, cos: NDArray, sin: NDArray) -> NDArray:
-    """RoPE on interleaved pairs: ``(a, b) -> (a cos - b sin, a sin + b cos)``; ``-sin`` undoes it."""
-    first, second = x[..., 0::2], x[..., 1::2]  # (..., n, head_dim / 2)
-    out = np.empty_like(x)
-    out[..., 0::2] = first * cos - second * sin
-    out[..., 1::2] = first * sin + second * cos
-    return out
+    """RoPE on interleaved pairs, as posenc.rope: ``(a, b) -> (a cos - b sin, a sin + b cos)``; ``-sin`` undoes it."""
+    return _rotate_pairs(x, cos, sin, "interleaved")  # (..., n, head_dim)
 
 
 def _softmax(scores: NDArray) -> NDArray:
