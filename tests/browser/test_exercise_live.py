@@ -34,11 +34,12 @@ def lesson_exercises(lesson: str) -> list[Exercise]:
 
 
 def cpython_verdict(exercise: Exercise, code: str) -> str:
-    """The check's message for ``code`` in CPython, as the build's proof computes it."""
+    """The check's message for ``code`` in CPython, as the build's proof computes it, and as the page
+    shows it: a `backquoted` name is a <code> element, whose text has no backquotes (exercise.js)."""
     result = exercise_check.run_exercise(
         exercise.setup, code, exercise.check, run_cell=cell_exec.run_cell, emit=lambda *_: None
     )
-    return result.message
+    return re.sub(r"`([^`]+)`", r"\1", result.message)
 
 
 def region(page, number: int, exercise: Exercise):

@@ -31,3 +31,13 @@ def test_buttons_are_named_by_their_text_and_the_output_is_a_log():
     for name in ("Run", "Stop", "Reset", "Copy", "Clear"):
         assert re.search(rf"<button type=\"button\"[^>]*>(<svg[^>]*>.*?</svg>)<span>{name}</span></button>", html)
     assert html.count('role="log"') == 1
+
+
+def test_a_carriage_return_in_output_survives_the_html_parser():
+    """A progress line's ``\\r`` is written ``&#13;``: a raw one would reach the DOM as a line break."""
+    from course_site.cells import output_parts
+    from course_site.execute import Output
+
+    (pre,) = output_parts([Output("stdout", "step 1\rstep 2\rdone\n")], lambda png: "")
+    assert "\r" not in pre.html
+    assert "step 1&#13;step 2&#13;done\n" in pre.html

@@ -16,8 +16,18 @@ class Raw:
 def tag(name: str, attrs: dict[str, object] | None = None, *children: str | Raw | None) -> Raw:
     """Return ``<name attrs>children</name>``; ``None`` and ``False`` attributes are left out."""
     rendered = "".join(_attribute(key, value) for key, value in (attrs or {}).items())
-    inner = "".join(child.html if isinstance(child, Raw) else escape(child) for child in children if child is not None)
+    inner = "".join(child.html if isinstance(child, Raw) else text(child) for child in children if child is not None)
     return Raw(f"<{name}{rendered}>{inner}</{name}>")
+
+
+def text(value: str) -> str:
+    r"""``value`` escaped for HTML text or an attribute, its carriage returns as ``&#13;``.
+
+    An HTML parser turns a raw ``\r`` into ``\n`` before it reads the text (newline
+    normalisation), so a progress line's ``\r`` would reach the page as a line break;
+    the character reference reaches it as ``\r``.
+    """
+    return escape(value).replace("\r", "&#13;")
 
 
 def void(name: str, attrs: dict[str, object]) -> Raw:
@@ -30,4 +40,4 @@ def _attribute(key: str, value: object) -> str:
         return ""
     if value is True:
         return f" {key}"
-    return f' {key}="{escape(str(value))}"'  # escape() quotes " and ' by default
+    return f' {key}="{text(str(value))}"'  # escape() quotes " and ' by default
