@@ -74,7 +74,7 @@ def test_every_lesson_page_links_a_valid_notebook_with_tex_and_build_outputs(bui
     assert figures, "no build-time figure reached a notebook"
 
 
-@pytest.mark.parametrize("index", [0, 1])
+@pytest.mark.parametrize("index", [0, 1, 2])
 def test_a_notebook_runs_in_order_in_cpython_and_its_checks_give_verdicts(built_site: Path, index: int):
     notebook = notebook_of(lesson_pages(built_site)[index])
     namespace: dict = {"__name__": "__main__"}
