@@ -226,6 +226,27 @@ def test_an_equation_that_overflows_shows_a_shadow_where_it_is_cut(browser, site
         assert lightest - darkest <= 1, (darkest, lightest)
 
 
+def test_a_focused_equation_that_stops_scrolling_keeps_focus_until_it_is_left(browser, site_server):
+    """An equation box focused by Tab that comes to fit (the math font arrives, the window widens)
+    keeps its tab stop while it has focus: a browser moves the focus of an element that can no
+    longer take it to <body>, and the next Tab would start from the top. It loses it once left."""
+    with guarded_page(browser, site_server + LESSONS[0], **DESKTOP) as (page, _):  # its equations fit at 1280 px
+        box = page.locator(".course-math").first
+        box.evaluate(WIDEN)
+        expect(box).to_have_attribute("tabindex", "0")
+        box.focus()
+        box.evaluate("(box) => { box.querySelector('math').style.paddingRight = ''; }")  # it fits again
+        page.wait_for_function(
+            "(box) => box.scrollWidth <= box.clientWidth + 1", arg=box.element_handle(), timeout=LOAD_TIMEOUT_MS
+        )
+        page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")  # observed
+        assert box.evaluate("(box) => document.activeElement === box"), "focus left the equation for <body>"
+        expect(box).to_have_attribute("tabindex", "0")
+        page.keyboard.press("Tab")
+        expect(box).not_to_have_attribute("tabindex", "0")
+        assert page.evaluate("() => document.activeElement !== document.body")
+
+
 def test_the_learners_sidebar_holds_the_lessons_and_the_last_one_ends_the_course(browser, site_server):
     with guarded_page(browser, site_server + LAST_LESSON, **DESKTOP) as (page, _):
         sidebar = page.locator(".md-sidebar--primary .md-nav__link:visible")

@@ -17,6 +17,13 @@ function update(box) {
     box.setAttribute("tabindex", "0");
     box.setAttribute(MARK, "");
   } else if (!scrolls && box.hasAttribute(MARK)) {
+    // A box that stops scrolling while it has focus (the math font arrived, the window widened) keeps
+    // its tab stop until focus leaves it: a browser moves the focus of an element that can no longer
+    // take it to <body>, and the learner's next Tab would start again from the top of the page.
+    if (box === document.activeElement) {
+      box.addEventListener("blur", () => update(box), { once: true });
+      return;
+    }
     box.removeAttribute("tabindex");
     box.removeAttribute(MARK);
   }
