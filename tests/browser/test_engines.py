@@ -76,7 +76,9 @@ def tab(engine, process):
 
 
 @pytest.mark.parametrize("lesson", LESSONS)
-def test_every_cell_runs_as_at_build_time(tab, site_server, lesson):
+def test_every_cell_runs_as_at_build_time(engine, tab, site_server, lesson):
+    if engine.name == "chromium":  # one place per behaviour per engine
+        pytest.skip("test_lesson_cells.py runs every cell in Chromium, with its page errors and CSP reports too")
     steps.open_lesson(tab, site_server + lesson)
     assert steps.check_cells_as_built(tab) >= 2
 
