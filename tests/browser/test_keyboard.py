@@ -112,8 +112,16 @@ def tab_into_the_first_editor(page) -> str:
     """Once Python is ready, Tab from the top of the page into the first cell's editor; returns the cell's id."""
     cell_id = page.locator(".course-cell").first.get_attribute("id")
     expect(page.locator(f"#{cell_id}.course-cell--live")).to_have_count(1)
-    # Python ready, so the editor bundle is loaded and Tab meets editors, not code about to become one.
+    # Python ready, so the editor bundle is loaded; and the first cell's editor in place of its static code.
+    # An editor is made when its cell comes near the viewport, and takes the static code's place after
+    # CodeMirror's first measure; a learner's Tab that reaches the static code first passes through it
+    # (their focus moves into the editor if it is inside the static code when the editor takes its place),
+    # so here the cell is brought near and the swap awaited, then Tab starts from the top of the page.
     wait_until_python_is_ready(page)
+    page.locator(f"#{cell_id}").scroll_into_view_if_needed()
+    expect(page.locator(f"#{cell_id} .course-cell__static")).to_have_count(0)
+    expect(page.locator(f"#{cell_id} .cm-editor")).to_be_visible()
+    page.evaluate("() => { window.scrollTo(0, 0); document.activeElement?.blur(); }")
     page.evaluate(RECORD_ANNOUNCEMENTS)
     tab_until(page, lambda now: now["editor"] and now["cell"] == cell_id, "the first cell's editor")
     return cell_id

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 FIGURE_ALT = re.compile(r'<figure class="course-out course-out--figure"><img [^>]*\balt="([^"]*)"')
-PLOT_KINDS = re.compile(r"\b(heatmaps?|line plot|bar chart|scatter plot)\b", re.IGNORECASE)
+PLOT_KINDS = re.compile(r"\b(heatmaps?|line plots?|bar charts?|scatter plots?)\b", re.IGNORECASE)
 
 
 def test_every_lesson_figure_says_what_kind_of_plot_it_is_and_what_is_on_it(built_site: Path):
