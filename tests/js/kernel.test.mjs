@@ -5,34 +5,8 @@ import assert from "node:assert/strict";
 import { afterEach, beforeEach, mock, test } from "node:test";
 
 import { LIVENESS, MessageType } from "../../src/course_site/course_site/assets/js/protocol.js";
-import { CONTRACT, checkMessage } from "./contract.mjs";
-
-/* A stand-in for the Python worker: what the kernel posts to it, and a way to answer. */
-class FakeWorker {
-  static made = [];
-
-  constructor(url, options) {
-    Object.assign(this, { url, options, posted: [], terminated: false });
-    FakeWorker.made.push(this);
-  }
-
-  postMessage(message) {
-    this.posted.push(checkMessage("toWorker", message)); // as contract.json types it
-  }
-
-  terminate() {
-    this.terminated = true;
-  }
-
-  /* The worker sends `message` (ignored once terminated: the kernel has let go of it). */
-  send(message) {
-    this.onmessage?.({ data: checkMessage("toPage", message) });
-  }
-
-  runs() {
-    return this.posted.filter((m) => m.type === MessageType.RUN);
-  }
-}
+import { CONTRACT } from "./contract.mjs";
+import { FakeWorker } from "./fake_worker.mjs";
 
 globalThis.Worker = FakeWorker;
 let asleep = 0; // ms the machine slept: performance.now() moved on, no timer ran
@@ -108,7 +82,7 @@ test("a run sent before Python is ready is queued, starts the worker, and is sen
   worker.send({ type: MessageType.READY, version: "0.27.7" });
   assert.deepEqual(worker.runs(), [{
     type: MessageType.RUN, id: first.id, code: "print(1)", setup: "", check: null, filename: "<cell 1>",
-    inputs: "", alt: "", maxLines: CONTRACT.limits.maxLines, maxChars: CONTRACT.limits.maxChars, scheme: "default",
+    inputs: "", alt: "", maxLines: CONTRACT.limits.maxLines, maxChars: CONTRACT.limits.maxChars, scheme: "default", console: false,
   }]);
 });
 

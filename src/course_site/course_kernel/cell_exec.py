@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import codeop
 import contextlib
 import contextvars
 import functools
@@ -60,6 +61,7 @@ __all__ = [
     "Session",
     "install_input_guard",
     "module_references",
+    "needs_more_input",
     "run_cell",
     "run_cells",
 ]
@@ -131,6 +133,43 @@ def module_references(code: str) -> set[str]:
             if dotted:
                 found.add(dotted)
     return found
+
+
+def needs_more_input(source: str) -> bool:
+    r"""Whether a console's ``source`` is an unfinished statement, as Python's own prompt decides.
+
+    ``codeop.compile_command`` in ``"single"`` mode (``code.InteractiveConsole``'s rule): an open
+    bracket, string or ``:`` block waits for more, and a block ends with an empty line. Several
+    statements at once (a paste) are judged as a module: they wait only while the last line is
+    indented, that is while a block goes on. A last line of only spaces is an empty line (an editor
+    indents the line after a block's first). Code that can never compile is finished: running it
+    makes Python say what is wrong.
+
+    >>> needs_more_input("def f():"), needs_more_input("def f():\n    return 1")
+    (True, True)
+    >>> needs_more_input("def f():\n    return 1\n"), needs_more_input("x + 1"), needs_more_input("1 +")
+    (False, False, False)
+    >>> needs_more_input("x = 1\nfor i in range(2):\n    print(i)"), needs_more_input("x = 1\ny = 2")
+    (True, False)
+    >>> needs_more_input("def f():\n    return 1\n    "), needs_more_input("x = (1,\n    ")
+    (False, True)
+    """
+    if not source.strip():
+        return False
+    lines = source.split("\n")
+    if len(lines) > 1 and not lines[-1].strip():
+        source = source.rstrip() + "\n"  # an empty line (an editor may have indented it) ends a block
+    try:
+        return codeop.compile_command(source, "<console>", "single") is None
+    except (SyntaxError, OverflowError, ValueError):
+        pass
+    try:
+        if codeop.compile_command(source, "<console>", "exec") is None:
+            return True
+    except (SyntaxError, OverflowError, ValueError):
+        return False
+    last = source.rsplit("\n", 1)[-1]
+    return last[:1].isspace()
 
 
 def _dotted(node: ast.Attribute) -> str | None:

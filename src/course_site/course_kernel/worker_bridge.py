@@ -125,6 +125,10 @@ def run_exercise(
     return {"ok": ran, "passed": result.passed, "message": result.message}
 
 
+#: Whether a console's source waits for more lines (its ``...`` prompt), decided as Python's own prompt does.
+needs_more_input = cell_exec.needs_more_input
+
+
 def extra_packages(code: str, packages_by_module: Any) -> list[str]:
     """Packages that the modules ``code`` uses need beyond what an import scan shows.
 

@@ -60,6 +60,10 @@ class CourseConfig(Config):
     cache_dir = c.Type(str, default=".cache/course")
     """Build cache: cell outputs and the posenc wheel, keyed by content."""
 
+    console = c.Type(bool, default=True)
+    """A Python console on every page with cells, sharing the page's namespace (its header button, Ctrl+`);
+    a page's front matter ``console: false`` turns it off there."""
+
     time_limit = c.Type(int, default=limits.TIME_LIMIT_S)
     """Seconds a cell may run in the browser before it is stopped; 0 turns the limit off."""
 

@@ -241,11 +241,23 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         """``post_page``: start Python from the <head> of pages with cells; each lesson's exercises, for the
         sidebar's progress; add the CSP."""
         if _HAS_CELLS.search(output):
-            output = insert_in_head(output, starter_script(page.url, self.worker_settings))
+            starter = starter_script(page.url, self.worker_settings, console=self._has_console(page))
+            output = insert_in_head(output, starter)
         if self.exercise_ids:
             pages = {get_relative_url(url, page.url): ids for url, ids in exercises_by_page(self.exercise_ids).items()}
             output = insert_in_head(output, exercises_data(pages))
         return add_policy(output, self.config.pyodide_base_url, serving=self.serving)
+
+    def _has_console(self, page: Page) -> bool:
+        """Whether ``page`` gets the Python console: the site's ``console`` option, unless its front matter
+        says ``console: false``."""
+        wanted = page.meta.get("console", self.config.console)
+        if not isinstance(wanted, bool):
+            lines = page.file.content_string.splitlines()
+            line = next((n for n, text in enumerate(lines, 1) if text.startswith("console:")), 1)
+            where = f"{page.file.src_uri}:{line}"
+            raise PluginError(f"{where}: front matter 'console' must be true or false, not {wanted!r}")
+        return wanted
 
     def on_post_build(self, config: MkDocsConfig) -> None:
         """``post_build``: publish Pyodide, the course wheel, the scripts and worker-settings.json."""

@@ -1,7 +1,8 @@
 /* Starts the page's Python worker while the browser is still parsing the page.
  *
  * The course plugin inlines this script at the top of <head> on pages with cells,
- * as <script data-worker="…/assets/course/runner-<hash>/js/worker/main.js?v=…" data-version="…">.  The worker
+ * as <script data-worker="…/assets/course/runner-<hash>/js/worker/main.js?v=…" data-version="…"> (and
+ * data-console="off" where the author turned the page's Python console off).  The worker
  * boots Pyodide on its own (it reads worker-settings.json itself), so Python
  * starts before the theme, the editors and the math take the main thread.
  * page_kernel.js adopts the worker and replays the events it sent before anyone
@@ -66,5 +67,6 @@
     },
     true,
   );
-  window.coursePython = { url, worker, events, saveData, version, reloadFor, checkBuild };
+  const withConsole = script.dataset.console !== "off"; // the page's Python console (console.js), unless the author turned it off
+  window.coursePython = { url, worker, events, saveData, version, reloadFor, checkBuild, withConsole };
 })();

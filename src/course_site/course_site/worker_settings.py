@@ -132,13 +132,16 @@ def _derived_entry(shipped: ShippedPython, derived: derived_bytecode.DerivedZip)
     return {"url": f"../../{shipped.index_path}{derived.file_name}", "sha256": derived.sha256}
 
 
-def starter_script(page_url: str, settings: WorkerSettings) -> str:
+def starter_script(page_url: str, settings: WorkerSettings, *, console: bool = True) -> str:
     """The inline ``<script>`` that starts the page's Python worker from ``<head>`` (worker_prestart.js).
 
-    It carries the page's build (``data-version``): a page whose build is not the settings' reloads (kernel.js).
+    It carries the page's build (``data-version``): a page whose build is not the settings' reloads (kernel.js);
+    and, with ``console=False``, ``data-console="off"``: the page has no Python console (console.js).
     """
     worker = f"{_relative_url(settings.runner_files([WORKER])[0], page_url)}?v={settings.version}"
     attributes = {"data-worker": worker, "data-version": settings.version}
+    if not console:
+        attributes["data-console"] = "off"
     return tag("script", attributes, Raw(_script_code(WORKER_PRESTART))).html
 
 

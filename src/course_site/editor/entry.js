@@ -1,5 +1,5 @@
 // Entry for the vendored CodeMirror 6 bundle (assets/vendor/codemirror.js).
-// Re-exports only what assets/js/cell.js uses, so esbuild can tree-shake the rest.
+// Re-exports only what assets/js/ uses (cell_editor.js, complete.js, console.js), so esbuild can tree-shake the rest.
 // Rebuild with `npm ci && npm run build` in src/course_site/editor/.
 import { tags as t, tagHighlighter } from "@lezer/highlight";
 import { LanguageSupport } from "@codemirror/language";
@@ -13,7 +13,7 @@ export {
   highlightSpecialChars, drawSelection,
 } from "@codemirror/view";
 export {
-  defaultKeymap, history, historyKeymap, indentWithTab, isolateHistory,
+  defaultKeymap, history, historyKeymap, indentWithTab, insertNewlineAndIndent, isolateHistory,
 } from "@codemirror/commands";
 export {
   bracketMatching, indentOnInput, indentUnit, syntaxHighlighting, syntaxTree,

@@ -33,7 +33,7 @@ import { CellInputs } from "./inputs.js";
 import { undefinedName } from "./page_cells.js";
 import { MessageType } from "./protocol.js";
 import { CellOutput } from "./cell_output.js";
-import { CellStatus, FRESH_PYTHON, crashText, formatDuration, formatMB, loadingText, progressText } from "./cell_status.js";
+import { CellStatus, FRESH_PYTHON, crashText, formatDuration, loadingText, progressText } from "./cell_status.js";
 import { el } from "./element.js";
 import names from "./dom_names.js";
 
@@ -387,31 +387,15 @@ export class Cell {
       case "lost":
         this.out.notice(`${crashText(msg)} ${FRESH_PYTHON}`, "error", this.runAboveButton());
         break;
-      case MessageType.STREAM:
-        this.out.write(msg.stream, msg.text);
-        break;
-      case MessageType.RESULT:
-        this.out.append("result", msg.text);
-        break;
       case MessageType.ERROR:
-        this.out.append("error", msg.text);
+        this.out.show(msg);
         this.explainNameError(msg.text);
-        break;
-      case MessageType.FIGURE:
-        this.out.appendFigure(msg.png, msg.alt, msg.scheme, msg.textPx);
-        break;
-      case MessageType.CAPPED:
-        this.out.flush();
-        this.out.notice(`Output limit reached (${msg.maxLines} lines or ${Math.round(msg.maxChars / 1000)} kB per run); the rest is dropped.`);
-        break;
-      case MessageType.DROPPED:
-        this.out.flush();
-        this.out.notice(`… ${msg.lines.toLocaleString("en")} line${msg.lines === 1 ? "" : "s"} dropped (${formatMB(msg.chars)} MB of output not shown).`, "dropped");
         break;
       case MessageType.DONE:
         this.finish(job, msg);
         break;
       default:
+        this.out.show(msg); // stream text, a result, a figure, the output limit's notices
         break;
     }
   }

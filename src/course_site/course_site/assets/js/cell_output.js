@@ -3,8 +3,10 @@
  * whole, and the build's pre-rendered output.  Python's text only reaches the page as text nodes,
  * through ansi.js (terminal colours and "\r" as in Jupyter's output area). */
 import { appendSegments, render, TerminalOutput } from "./ansi.js";
+import { formatMB } from "./cell_status.js";
 import names from "./dom_names.js";
 import { el } from "./element.js";
+import { MessageType } from "./protocol.js";
 
 const CELL = names.cell;
 const DATA = names.cellData;
@@ -29,6 +31,35 @@ export class CellOutput {
     this.frame = 0;
     this.lastPre = null;
     this.terminal = null;
+  }
+
+  /** Show a run's output message (stream text, a result, an error, a figure, the output limit's notices):
+   * true if `msg` is one of those (a cell's and the console's runs show them alike). */
+  show(msg) {
+    switch (msg.type) {
+      case MessageType.STREAM:
+        this.write(msg.stream, msg.text);
+        return true;
+      case MessageType.RESULT:
+        this.append("result", msg.text);
+        return true;
+      case MessageType.ERROR:
+        this.append("error", msg.text);
+        return true;
+      case MessageType.FIGURE:
+        this.appendFigure(msg.png, msg.alt, msg.scheme, msg.textPx);
+        return true;
+      case MessageType.CAPPED:
+        this.flush();
+        this.notice(`Output limit reached (${msg.maxLines} lines or ${Math.round(msg.maxChars / 1000)} kB per run); the rest is dropped.`);
+        return true;
+      case MessageType.DROPPED:
+        this.flush();
+        this.notice(`… ${msg.lines.toLocaleString("en")} line${msg.lines === 1 ? "" : "s"} dropped (${formatMB(msg.chars)} MB of output not shown).`, "dropped");
+        return true;
+      default:
+        return false;
+    }
   }
 
   /** Stream text, written at the next animation frame (with what else came by then). */

@@ -7,7 +7,8 @@
  * progress (p.course-progress, and each lesson's "2 / 4" in the sidebar: nav_progress.js). Exercises are cells with a check (exercise.js enhances the rest).  With cells it
  * takes the page's kernel (page_kernel.js; its worker, started from <head> by
  * worker_prestart.js, is already loading Python off the main thread) and turns each
- * cell into an editor; a Run clicked before Python is ready just waits for it.
+ * cell into an editor; a Run clicked before Python is ready just waits for it.  It adds the page's
+ * Python console (console.js: a header button, Ctrl+`) unless the author turned it off.
  * Works with Material's instant navigation (document$) as well as plain loads.
  */
 
@@ -37,7 +38,7 @@ async function cellModules() {
 
 async function enhanceCells(roots) {
   const [{ Cell, loadCodeMirror }, { boot, whenPythonQuiet }] = await cellModules();
-  const { kernel } = boot();
+  const { kernel, withConsole } = boot();
   // Cells make their editors as they come near the viewport; once Python is
   // ready and quiet (a Run clicked early has ended), CodeMirror is loaded anyway,
   // so that it is at hand (offline too).
@@ -59,7 +60,9 @@ async function enhanceCells(roots) {
     for (const cell of exercises) enhanceExercise(cell.root, cell);
   }
   for (const cell of cells) if (cell.root.getAttribute(names.cellData.autorun) === "true") cell.run();
-  return { kernel, cells };
+  // The page's Python console (console.js), on the same kernel: its button in the header, its panel closed.
+  const pythonConsole = withConsole ? import("./console.js").then(({ PythonConsole }) => new PythonConsole(kernel)) : null;
+  return { kernel, cells, pythonConsole };
 }
 
 async function init() {
@@ -70,6 +73,7 @@ async function init() {
     page.kernel?.dispose();
     import("./page_kernel.js").then((m) => m.forget());
     for (const cell of page.cells || []) cell.destroy();
+    page.pythonConsole?.then((pythonConsole) => pythonConsole.destroy(), () => {});
     page = null;
   }
   const progress = document.querySelector(PROGRESS);
@@ -84,9 +88,12 @@ async function init() {
   if (!roots.length || page) return;
   page = { path, cells: [], kernel: null };
   const current = page;
-  const { kernel, cells } = await enhanceCells(roots);
-  if (page === current) Object.assign(current, { kernel, cells });
-  else kernel.dispose();
+  const { kernel, cells, pythonConsole } = await enhanceCells(roots);
+  if (page === current) Object.assign(current, { kernel, cells, pythonConsole });
+  else {
+    kernel.dispose();
+    pythonConsole?.then((made) => made.destroy(), () => {});
+  }
 }
 
 init();

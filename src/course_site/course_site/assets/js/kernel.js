@@ -112,7 +112,7 @@ export class Kernel extends EventTarget {
     for (const event of early?.events.splice(0) ?? []) worker[`on${event.type}`]?.(event);
   }
 
-  /** Queue a run. `job` = {code, setup, check (an exercise's; else null), filename, onEvent(msg), inputs?()}; returns
+  /** Queue a run. `job` = {code, setup, check (an exercise's; else null), filename, onEvent(msg), inputs?(), console?}; returns
    * the job.  `inputs()` gives the bindings of a cell's inputs, read when the run is sent, so that a queued run
    * takes the values its inputs have then (the latest wins). */
   run(job) {
@@ -252,6 +252,7 @@ export class Kernel extends EventTarget {
       type: MessageType.RUN, id: job.id, code: job.code, setup: job.setup || "", check: job.check ?? null, filename: job.filename,
       inputs: job.inputs?.() ?? "",
       alt: job.alt ?? "",
+      console: Boolean(job.console), // a console's statement: it may wait for more lines ("done" with status "incomplete")
       // The site's limits (contract.json's by default), which the worker read from the settings before it was ready.
       maxLines: Number(this.settings?.output_max_lines),
       maxChars: Number(this.settings?.output_max_chars),

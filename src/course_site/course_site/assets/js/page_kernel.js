@@ -11,7 +11,7 @@ import { QUIET_MS } from "./protocol.js";
 
 let booting = null;
 
-/** The page's kernel, created and started once. */
+/** The page's kernel, created and started once: {kernel, withConsole (the page has a Python console)}. */
 export function boot() {
   booting ??= start();
   return booting;
@@ -32,7 +32,7 @@ function start() {
   whenPythonQuiet(kernel, () => kernel.keepSnapshot());
   // With Data Saver on, Python is downloaded when a cell first runs (Kernel.run starts it then).
   if (!early.saveData) kernel.start(early);
-  return { kernel };
+  return { kernel, withConsole: early.withConsole !== false };
 }
 
 /* A page of another build than the deployed one reloads into it (worker_prestart.js holds the rule):

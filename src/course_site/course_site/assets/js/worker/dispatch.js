@@ -51,7 +51,7 @@ function failIfMissing(names) {
   if (missing.length) throw new Error(`could not download ${missing.join(", ")}`);
 }
 
-/** Run one cell (a "run" message): its packages, then its code; ends with "done". */
+/** Run one cell or console statement (a "run" message): its packages, then its code; ends with "done". */
 async function run(msg) {
   const c = openRun(msg.id, msg.maxLines, msg.maxChars);
   let ok = false;
@@ -61,6 +61,11 @@ async function run(msg) {
   const t0 = performance.now();
   let t1 = t0;
   try {
+    // A console's statement that is not finished yet (`def f():`) waits for its next line: nothing runs.
+    if (msg.console && python.bridge.needs_more_input(msg.code)) {
+      status = "incomplete";
+      return;
+    }
     // Wheels for the imports (numpy, matplotlib, posenc, …) that the lock knows.
     progress.phase = "packages";
     progress.id = msg.id;

@@ -1,0 +1,138 @@
+/* The console's statements as runs of the page's kernel: the same worker, the same namespace and
+ * the same queue as the cells (kernel.js), so a statement sent while a cell runs waits its turn,
+ * and a cell's Run waits for a statement.  The view (console.js) shows them.
+ *
+ * Each Enter sends the whole input as a run with `console: true`.  The worker decides as Python's
+ * own prompt does whether the statement is finished (course_kernel.cell_exec.needs_more_input):
+ * if not, the run ends at once with status "incomplete" and the input goes on with a "..." line;
+ * if so, it runs as a cell runs (an expression's value shown as its repr, figures, the output
+ * limits, Stop and the page's time limit).  A statement is echoed into the log with its first
+ * sign of running, so one that waits for more lines or is stopped while queued stays in the input.
+ *
+ * The view: {echo(source) -> a CellOutput for the statement's output, needMore(), settled(status),
+ * status(text, state)}.
+ */
+import { FRESH_PYTHON, crashText, formatDuration, loadingText, progressText } from "./cell_status.js";
+import { MessageType } from "./protocol.js";
+
+/* The statement's state once it has ended, from the kernel's run status (as a cell's data-status). */
+const FINAL_STATUS = { ok: "ok", error: "error", stopped: "stopped", cancelled: "stopped", crashed: "error", failed: "error" };
+
+export const RESET_NOTICE =
+  "Stopped. Python was restarted to stop this statement, so the namespace was reset: "
+  + "variables, functions and imports from the cells and the console are gone.";
+
+export class ConsoleSession {
+  /** @param {import("./kernel.js").Kernel} kernel the page's kernel */
+  constructor(kernel, view) {
+    this.kernel = kernel;
+    this.view = view;
+    this.job = null; // the statement sent, until it ends or waits for more
+    this.count = 0; // statements sent: each has its own filename in tracebacks
+  }
+
+  /** A statement is queued, running or being judged. */
+  get busy() {
+    return Boolean(this.job);
+  }
+
+  /** Send `source` (the whole input); false if a statement is under way already or `source` is blank. */
+  submit(source) {
+    if (this.job || !source.trim()) return false;
+    const entry = { source, out: null };
+    this.count += 1;
+    this.job = this.kernel.run({
+      code: source,
+      setup: "",
+      check: null,
+      filename: `<console ${this.count}>`,
+      console: true,
+      packages: [],
+      inputs: null,
+      alt: "",
+      onEvent: (msg) => this.onEvent(entry, msg),
+    });
+    return true;
+  }
+
+  /** Stop the statement under way, with a cell's rules (kernel.js): an interrupt, else a restart. */
+  stop() {
+    if (this.job) this.kernel.stop(this.job, "user");
+  }
+
+  onEvent(entry, msg) {
+    if (msg.type === "queued") {
+      this.showQueued(msg);
+      return;
+    }
+    const done = msg.type === MessageType.DONE;
+    if (!entry.out) {
+      if (done && (msg.status === "incomplete" || msg.status === "cancelled")) {
+        // Not run: the statement goes on (a "..." line) or, stopped while it waited, stays in the input.
+        this.job = null;
+        if (msg.status === "incomplete") this.view.needMore();
+        else this.view.settled("stopped");
+        return;
+      }
+      entry.out = this.view.echo(entry.source);
+    }
+    const out = entry.out;
+    switch (msg.type) {
+      case MessageType.PROGRESS:
+        this.view.status(progressText(`Loading ${(msg.packages || []).slice(0, 2).join(", ") || "packages"}`, msg.loaded, msg.total), "loading-packages");
+        break;
+      case MessageType.STARTED:
+        this.view.status("Running…", "running");
+        break;
+      case "unresponsive":
+        this.view.status(`Running… Python has not answered for ${msg.seconds} s. Stop restarts it.`, "running");
+        break;
+      case "responsive":
+        this.view.status("Running…", "running");
+        break;
+      case "lost": // Python died after this statement, while idle
+        out.notice(`${crashText(msg)} ${FRESH_PYTHON}`, "error");
+        break;
+      case MessageType.DONE:
+        this.finish(out, msg);
+        break;
+      default:
+        out.show(msg); // stream text, a result, an error, a figure, the output limit's notices
+    }
+  }
+
+  showQueued(msg) {
+    if (msg.waitingForPython || this.kernel.state !== "ready") {
+      this.view.status(loadingText(this.kernel.progress, "Waiting for Python", "Waiting for Python to start…"), "waiting");
+    } else {
+      this.view.status(msg.position > 1 ? `Queued (${msg.position} ahead)` : "Queued…", "queued");
+    }
+  }
+
+  finish(out, msg) {
+    out.flush();
+    this.job = null;
+    const state = FINAL_STATUS[msg.status] || "error";
+    switch (msg.status) {
+      case "ok":
+        this.view.status(`Done in ${formatDuration(msg.ms)}`, "done");
+        break;
+      case "stopped":
+        if (msg.reason === "timeout") out.notice(`Stopped: this statement ran longer than the page's time limit of ${this.kernel.timeLimitS} s.`, "stopped");
+        if (msg.reset) out.notice(RESET_NOTICE, "stopped");
+        this.view.status("Stopped", "stopped");
+        break;
+      case "crashed":
+        out.notice(`${crashText(msg)} ${FRESH_PYTHON}`, "error");
+        this.view.status("Error", "error");
+        break;
+      case "failed":
+        out.notice(`Python could not be loaded: ${msg.message || "unknown error"}. Check your connection, then press ↑ and Enter to try again.`, "error");
+        this.view.status("Error", "error");
+        break;
+      default:
+        this.view.status("Error", "error");
+    }
+    this.view.settled(state);
+  }
+}
