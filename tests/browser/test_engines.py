@@ -2,7 +2,7 @@
 
 Each test is one description of what a learner does (fixture/steps.py), run by each engine's
 driver (fixture/engines.py): every cell of every lesson of ``nav``, Stop and the next Run, an
-exercise, a quiz, an edit kept across a reload, a lesson that runs with the server gone, and
+exercise, a quiz, the Python console, an edit and the console's history kept across a reload, a lesson that runs with the server gone, and
 (Chromium and Firefox) a later visit in a new browser process that restores Python's snapshot.
 MiniBrowser's automation sessions keep no profile, so WebKit makes no later visit.
 
@@ -122,8 +122,13 @@ def test_figures_follow_the_palette(lesson_tab):
     steps.figures_follow_the_palette(lesson_tab)
 
 
-def test_an_edit_is_kept_across_a_reload(lesson_tab):
+def test_the_console_and_an_edit_are_kept_across_a_reload(lesson_tab):
+    """The Python console shares the cells' namespace both ways, runs a statement over several lines and
+    stops like a cell; its history and an edited cell are still there after a reload."""
     steps.setup_shown_on_request(lesson_tab)
+    steps.console_shares_the_namespace(lesson_tab)
+    steps.console_stop(lesson_tab)
+    steps.console_history_kept_across_reload(lesson_tab)
     steps.edit_kept_across_reload(lesson_tab)
 
 
