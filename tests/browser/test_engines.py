@@ -2,8 +2,9 @@
 
 Each test is one description of what a learner does (fixture/steps.py), run by each engine's
 driver (fixture/engines.py): every cell of every lesson of ``nav``, Stop and the next Run, an
-exercise, a quiz, the Python console, an edit and the console's history kept across a reload, a lesson that runs with the server gone, and
-(Chromium and Firefox) a later visit in a new browser process that restores Python's snapshot.
+exercise, a quiz, the Python console, an edit and the console's history kept across a reload, a
+lesson that runs with the server gone, and (Chromium and Firefox) a later visit in a new browser
+process that restores Python's snapshot.
 MiniBrowser's automation sessions keep no profile, so WebKit makes no later visit.
 
 One browser process per engine for the module (Chromium: the suite's); WebKit gets a new one
