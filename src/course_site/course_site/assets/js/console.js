@@ -118,7 +118,10 @@ export class PythonConsole {
     this.stopButton.addEventListener("click", () => this.session.stop());
     this.clearButton.addEventListener("click", () => this.clear());
     this.closeButton.addEventListener("click", () => this.close());
-    this.runButton.addEventListener("click", () => this.submit());
+    this.runButton.addEventListener("click", () => {
+      this.submit();
+      this.view?.focus(); // the next statement is typed where the last one was
+    });
     document.body.append(this.root);
     this.toggleButton = this.makeToggle();
     this.resizing = new ResizeObserver(() => {
