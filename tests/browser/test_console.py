@@ -129,9 +129,13 @@ def test_an_error_a_figure_and_the_output_limit_show_as_in_a_cell(lesson):
     expect(last_entry(lesson)).to_contain_text("Output limit reached")
 
 
-def test_completion_is_the_editors_jedi(lesson):
+def test_completion_is_the_editors_jedi_and_a_question_mark_asks_for_help(lesson):
     open_console(lesson)
     assert enter(lesson, "import posenc") == "ok"
+    assert enter(lesson, "posenc.sinusoidal?") == "ok"
+    expect(last_entry(lesson).locator(".course-console__output")).to_contain_text(
+        "Sinusoidal positional encoding, sin/cos interleaved as in the paper."
+    )
     console_input(lesson).focus()
     lesson.keyboard.type("posenc.sinu")
     listbox = lesson.locator(LISTBOX)

@@ -22,7 +22,7 @@ class MemoryStorage {
 globalThis.localStorage = new MemoryStorage();
 const JS = "../../src/course_site/course_site/assets/js";
 const { ConsoleHistory, LIMIT, MAX_CHARS, readHistory } = await import(`${JS}/console_history.js`);
-const { ConsoleSession, RESET_NOTICE } = await import(`${JS}/console_session.js`);
+const { ConsoleSession, RESET_NOTICE, statementCode } = await import(`${JS}/console_session.js`);
 const { echoText, isToggleKey } = await import(`${JS}/console.js`);
 const { MessageType } = await import(`${JS}/protocol.js`);
 
@@ -176,6 +176,16 @@ test("a statement is a console run of the page's kernel, with a filename of its 
   assert.equal(s.busy, false);
   s.submit("x + 1");
   assert.equal(kernel.jobs[1].filename, "<console 2>");
+});
+
+test("'name?' asks for help(name), as in IPython; a '?' elsewhere is Python's to judge", () => {
+  assert.equal(statementCode("posenc.sinusoidal?"), "help(posenc.sinusoidal)");
+  assert.equal(statementCode("  np ? "), "help(np)");
+  assert.equal(statementCode("x = 1?"), "x = 1?");
+  assert.equal(statementCode("'?'"), "'?'");
+  const { kernel, session: s } = session();
+  s.submit("posenc?");
+  assert.equal(kernel.jobs[0].code, "help(posenc)");
 });
 
 test("a blank input sends nothing", () => {

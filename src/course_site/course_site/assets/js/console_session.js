@@ -18,6 +18,13 @@ import { MessageType } from "./protocol.js";
 /* The statement's state once it has ended, from the kernel's run status (as a cell's data-status). */
 const FINAL_STATUS = { ok: "ok", error: "error", stopped: "stopped", cancelled: "stopped", crashed: "error", failed: "error" };
 
+/** What a statement runs: `name?` (IPython's and Jupyter's question for help) asks `help(name)`; anything
+ * else runs as written. */
+export function statementCode(source) {
+  const asked = /^\s*([A-Za-z_][\w.]*)\s*\?\s*$/.exec(source);
+  return asked ? `help(${asked[1]})` : source;
+}
+
 export const RESET_NOTICE =
   "Stopped. Python was restarted to stop this statement, so the namespace was reset: "
   + "variables, functions and imports from the cells and the console are gone.";
@@ -42,7 +49,7 @@ export class ConsoleSession {
     const entry = { source, out: null };
     this.count += 1;
     this.job = this.kernel.run({
-      code: source,
+      code: statementCode(source),
       setup: "",
       check: null,
       filename: `<console ${this.count}>`,
