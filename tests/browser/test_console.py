@@ -220,7 +220,7 @@ def test_axe_finds_nothing_serious_with_the_console_open_and_on_a_phone_it_takes
 
 
 def test_a_page_whose_author_turned_the_console_off_has_none(browser, site_server):
-    """The build marks such a page's starter script data-console="off" (tests/unit/test_console_option.py);
+    """The build marks such a page's starter script data-console="off" (tests/unit/test_console_switch.py);
     here the page is served so marked, to check that the page's scripts leave the console out."""
 
     def console_off(route) -> None:
