@@ -59,6 +59,31 @@ def pytest_configure(config: pytest.Config) -> None:
         pytest.exit(PLAYWRIGHT_MISSING, returncode=pytest.ExitCode.USAGE_ERROR)
 
 
+# Where pytest-xdist's workers (``--dist=loadgroup``) take work: a module whole, its module fixtures made
+# once, except the cross-browser module, whose engines are units of their own (one engine's tests never
+# run beside each other, as before). They go first, longest first: the two workers then share the
+# longest module instead of one worker ending the run alone with it.
+SPLIT_MODULE = "tests/browser/test_engines.py"
+ENGINE_ORDER = ("webkit", "firefox", "chromium")
+
+
+def work_unit(item: pytest.Item) -> tuple[int, str]:
+    """(its place in the queue, its group) for ``item``: the engines' units first, then every module."""
+    module = item.nodeid.split("::")[0]
+    if module != SPLIT_MODULE:
+        return len(ENGINE_ORDER), module
+    engine = item.callspec.params["engine"]
+    return ENGINE_ORDER.index(engine), f"{module}[{engine}]"
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist names each item's group after its mark
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    units = {id(item): work_unit(item) for item in items}
+    items.sort(key=lambda item: units[id(item)][0])  # stable: each module keeps its own order
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(units[id(item)][1]))
+
+
 def build_site(dest: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     """Run ``properdocs build --strict`` (the site's builder) into ``dest``; return the finished process."""
     return subprocess.run(
