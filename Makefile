@@ -8,7 +8,7 @@ export NO_MKDOCS_2_WARNING := 1
 # pytest-xdist: one worker per core (at most 4), each test module whole in one worker (its fixtures
 # made once), the cross-browser module split by engine and sent first (tests/conftest.py work_unit);
 # `make test PYTEST_WORKERS=` runs the suite in one process.
-PYTEST_WORKERS ?= --numprocesses=auto --maxprocesses=4 --dist=loadgroup
+PYTEST_WORKERS ?= --numprocesses=auto --maxprocesses=4 --dist=loadfile
 
 STRYKER := tests/tools/stryker/node_modules/.bin/stryker
 JS_MUTATED = $(shell node tests/tools/stryker/modules.mjs)

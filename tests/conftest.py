@@ -59,29 +59,40 @@ def pytest_configure(config: pytest.Config) -> None:
         pytest.exit(PLAYWRIGHT_MISSING, returncode=pytest.ExitCode.USAGE_ERROR)
 
 
-# Where pytest-xdist's workers (``--dist=loadgroup``) take work: a module whole, its module fixtures made
+# Where pytest-xdist's workers (``--dist=loadfile``) take work: a module whole, its module fixtures made
 # once, except the cross-browser module, whose engines are units of their own (one engine's tests never
 # run beside each other, as before). They go first, longest first: the two workers then share the
 # longest module instead of one worker ending the run alone with it.
 SPLIT_MODULE = "tests/browser/test_engines.py"
 ENGINE_ORDER = ("webkit", "firefox", "chromium")
+ENGINE = re.compile(r"\[(" + "|".join(ENGINE_ORDER) + r")\b")
 
 
-def work_unit(item: pytest.Item) -> tuple[int, str]:
-    """(its place in the queue, its group) for ``item``: the engines' units first, then every module."""
-    module = item.nodeid.split("::")[0]
-    if module != SPLIT_MODULE:
+def work_unit(nodeid: str) -> tuple[int, str]:
+    """(its place in the queue, its unit) for the test ``nodeid``: the engines' units first, then every module."""
+    module = nodeid.split("::")[0]
+    engine = ENGINE.search(nodeid) if module == SPLIT_MODULE else None
+    if engine is None:
         return len(ENGINE_ORDER), module
-    engine = item.callspec.params["engine"]
-    return ENGINE_ORDER.index(engine), f"{module}[{engine}]"
+    return ENGINE_ORDER.index(engine[1]), f"{module}[{engine[1]}]"
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist names each item's group after its mark
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    units = {id(item): work_unit(item) for item in items}
-    items.sort(key=lambda item: units[id(item)][0])  # stable: each module keeps its own order
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(units[id(item)][1]))
+    items.sort(key=lambda item: work_unit(item.nodeid)[0])  # stable: each module keeps its own order
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """``--dist=loadfile`` by `work_unit` (xdist's own loadgroup names groups in node ids, which pytest 9
+    no longer lets a plugin change)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByWorkUnit(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)[1]
+
+    return ByWorkUnit(config, log)
 
 
 def build_site(dest: Path, *extra: str) -> subprocess.CompletedProcess[str]:
