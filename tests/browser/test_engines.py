@@ -143,6 +143,8 @@ def test_with_the_server_gone_a_reload_loads_the_lesson_and_a_cell_runs(tab, eng
     steps.stop_keeps_the_namespace_under_isolation(tab)  # the service worker controls the page now
     gone()
     steps.offline_cell_runs(tab)
+    steps.open_console(tab)  # console.js and its editor come from the service worker's copies too
+    assert steps.console_send(tab, "6 * 7").strip() == "42"
 
 
 @pytest.mark.parametrize("engine", ["chromium", "firefox"], indirect=True)
