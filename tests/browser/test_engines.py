@@ -12,68 +12,21 @@ per test, which is how a WebKit test gets empty storage.  Every request that lea
 is refused and fails the test.
 """
 
+# ruff: noqa: F811 (the fixtures imported from engine_fixtures are the tests' arguments)
 from __future__ import annotations
 
-import engines
 import pytest
 import steps
+from engine_fixtures import ENGINES, engine, process, tab  # noqa: F401 (the fixtures, by name)
 from page_fixture import LESSON, LESSONS
 
-from course_kernel import exercise_check
+from course_kernel.strings import t
 
 pytestmark = pytest.mark.browser
 
-ENGINES = ("chromium", "firefox", "webkit")
 RESTORED = "^course: Python restored from this browser's snapshot$"
 KEPT = r"^course: snapshot kept for the next visit \(\d+ bytes\)$"
 BOOTED = r"^course: Python booted normally \((.*)\)$"
-
-
-@pytest.fixture(scope="module", params=ENGINES)
-def engine(request, browser, chromium_options, tmp_path_factory):
-    """The engine under test (an engines.py engine), its tools checked (``make browser`` installs them)."""
-    name = request.param
-    if name in (missing := engines.missing_tools()):
-        pytest.fail(f"{name}: no {missing[name]}: run `make browser` (it installs them and says which)")
-    if name == "chromium":
-        yield engines.Chromium(browser, chromium_options)
-        return
-    proxy = engines.RecordingProxy()
-    display = engines.Display()
-    try:
-        if name == "firefox":
-            yield engines.Firefox(proxy, tmp_path_factory.mktemp("firefox"))
-        else:
-            yield engines.WebKit(proxy, display)
-    finally:
-        display.close()
-        proxy.close()
-
-
-@pytest.fixture(scope="module")
-def process(engine):
-    """The module's browser process of ``engine`` (None for WebKit, which gets one per test)."""
-    if engine.name == "webkit":
-        yield None
-        return
-    launched = engine.launch()
-    yield launched
-    launched.close()
-
-
-@pytest.fixture
-def tab(engine, process):
-    """A fresh tab (empty storage); the test fails if a request left 127.0.0.1."""
-    owner = process or engine.launch()
-    opened = owner.tab()
-    try:
-        yield opened
-    finally:
-        owner.close_tab(opened)
-        external = owner.take_external()
-        if process is None:
-            owner.close()
-    assert not external, f"requests left 127.0.0.1: {external}"
 
 
 @pytest.mark.parametrize("lesson", LESSONS)
@@ -99,7 +52,7 @@ def test_stop_ends_an_endless_loop_and_the_next_run_works(lesson_tab):
 
 
 def test_an_exercise_starter_fails_and_its_solution_passes_then_a_quiz_answer(lesson_tab):
-    steps.exercise_starter_then_solution(lesson_tab, exercise_check.PASSED)
+    steps.exercise_starter_then_solution(lesson_tab, t("exercise.passed"))
     steps.quiz_answers(lesson_tab)
 
 

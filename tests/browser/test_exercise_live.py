@@ -18,6 +18,7 @@ from page_fixture import LESSON, LESSONS, LOAD_TIMEOUT_MS, get_code, guarded_pag
 from playwright.sync_api import expect
 
 from course_kernel import cell_exec, exercise_check
+from course_kernel.strings import t
 from course_site.exercises import Exercise, parse_exercises
 from course_site.fences import scan
 
@@ -89,7 +90,7 @@ def test_every_exercise_starter_fails_and_solution_passes_in_pyodide(browser, si
             wait_for_code(page, cell, exercise.solution)
             run(page, cell)
             expect(check_status(page, cell)).to_have_attribute("data-check", "pass")
-            expect(check_status(page, cell)).to_have_text(exercise_check.PASSED)
+            expect(check_status(page, cell)).to_have_text(t("exercise.passed"))
             expect(page.locator(cell)).to_have_attribute("data-solved", "true")
         assert not problems
 
@@ -140,7 +141,7 @@ def test_hints_reveal_one_at_a_time_and_a_learners_error_shows_its_traceback(bro
         expect(page.locator(cell)).to_have_attribute("data-status", "error")
         expect(page.locator(f"{cell} .course-out--error")).to_contain_text("ZeroDivisionError")
         expect(check_status(page, cell)).to_have_attribute("data-check", "fail")
-        expect(check_status(page, cell)).to_have_text(exercise_check.CODE_RAISED)
+        expect(check_status(page, cell)).to_have_text(t("exercise.code_raised"))
         # A check that calls the learner's broken function names it; no traceback from inside the check.
         run(page, cell, "def repeat_after(i, d_model):\n    return 1 / 0")
         expect(check_status(page, cell)).to_have_attribute("data-check", "fail")

@@ -3,6 +3,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
+import "./english.mjs"; // the worker's words: the English catalogue the page sends
+
 globalThis.self ??= globalThis; // boot.js is a worker's module
 
 const { readSettings } = await import("../../src/course_site/course_site/assets/js/worker/boot.js");

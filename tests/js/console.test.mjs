@@ -22,7 +22,7 @@ class MemoryStorage {
 globalThis.localStorage = new MemoryStorage();
 const JS = "../../src/course_site/course_site/assets/js";
 const { ConsoleHistory, LIMIT, MAX_CHARS, readHistory } = await import(`${JS}/console_history.js`);
-const { ConsoleSession, RESET_NOTICE, statementCode } = await import(`${JS}/console_session.js`);
+const { ConsoleSession, resetNotice, statementCode } = await import(`${JS}/console_session.js`);
 const { echoText, isToggleKey } = await import(`${JS}/console.js`);
 const { MessageType } = await import(`${JS}/protocol.js`);
 
@@ -249,7 +249,7 @@ test("Stop with a cell's rules: a restart says the namespace was reset, the time
   job.onEvent({ type: MessageType.DONE, id: 1, ok: false, status: "stopped", reset: true, reason: "timeout", ms: 1, totalMs: 1 });
   assert.deepEqual(view.outputs[0].notices.map(([kind]) => kind), ["stopped", "stopped"]);
   assert.match(view.outputs[0].notices[0][1], /time limit of 30 s/);
-  assert.equal(view.outputs[0].notices[1][1], RESET_NOTICE);
+  assert.equal(view.outputs[0].notices[1][1], resetNotice());
   assert.deepEqual(view.settledAs, ["stopped"]);
   s.stop(); // nothing under way: nothing to stop
   assert.equal(kernel.stopped.length, 0);

@@ -1,6 +1,7 @@
 // A few DOM calls, recorded: the stand-in for a browser's document that the tests of the page's
 // modules give them in Node (elements found by the selectors a test names, text as text nodes).
 import { readFile } from "node:fs/promises";
+import "./english.mjs"; // the page's words: the English catalogue
 
 /* fetch for file: URLs too, as a page's server answers them: dom_names.js fetches contract.json beside it. */
 const networkFetch = globalThis.fetch;

@@ -11,8 +11,11 @@ export class FakeWorker {
     FakeWorker.made.push(this);
   }
 
+  /* `posted`: the messages about Python; the page's words (a "strings" message, sent first) are `catalogue`. */
   postMessage(message) {
-    this.posted.push(checkMessage("toWorker", message)); // as contract.json types it
+    checkMessage("toWorker", message); // as contract.json types it
+    if (message.type === "strings") this.catalogue = message.catalogue;
+    else this.posted.push(message);
   }
 
   terminate() {

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, mock, test } from "node:test";
 import { LIVENESS, MessageType } from "../../src/course_site/course_site/assets/js/protocol.js";
 import { CONTRACT } from "./contract.mjs";
 import { FakeWorker } from "./fake_worker.mjs";
+import "./english.mjs"; // the page's words: the English catalogue
 
 globalThis.Worker = FakeWorker;
 let asleep = 0; // ms the machine slept: performance.now() moved on, no timer ran
@@ -164,6 +165,7 @@ test("a queued run's packages are prefetched while Python starts", () => {
   const kernel = newKernel();
   kernel.run({ ...job(), packages: ["matplotlib"] });
   const [worker] = FakeWorker.made;
+  assert.equal(worker.catalogue.lang, "en"); // the page's words (strings.js), for the worker's messages
   assert.deepEqual(worker.posted, [{ type: MessageType.PREFETCH, packages: ["matplotlib"] }]);
   kernel.run(job()); // without packages: nothing to prefetch
   assert.equal(worker.posted.length, 1);

@@ -4,6 +4,8 @@
 import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 
+import "./english.mjs"; // the worker's words: the English catalogue the page sends
+
 import { cacheNames } from "../../src/course_site/course_site/assets/js/cache_policy.js";
 import { MessageType } from "../../src/course_site/course_site/assets/js/protocol.js";
 

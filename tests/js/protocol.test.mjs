@@ -113,7 +113,7 @@ test("the results and errors are named as Python's cell_exec emits them, the oth
   const cellExec = read("src/course_site/course_kernel/cell_exec.py");
   for (const kind of [MessageType.RESULT, MessageType.ERROR]) assert.ok(cellExec.includes(`self.emit("${kind}"`), kind);
   assert.deepEqual(MessageType, {
-    INTERRUPT_BUFFER: "interrupt-buffer", RUN: "run", CANCEL: "cancel", PREFETCH: "prefetch", SNAPSHOT: "snapshot",
+    STRINGS: "strings", INTERRUPT_BUFFER: "interrupt-buffer", RUN: "run", CANCEL: "cancel", PREFETCH: "prefetch", SNAPSHOT: "snapshot",
     LOADED: "loaded", SETTINGS: "settings", PROGRESS: "progress", READY: "ready", INIT_ERROR: "init-error", STARTED: "started",
     STREAM: "stream", RESULT: "result", ERROR: "error", FIGURE: "figure", CAPPED: "capped", DROPPED: "dropped",
     DONE: "done", FATAL: "fatal", HEARTBEAT: "heartbeat", COMPLETE: "complete", COMPLETIONS: "completions",

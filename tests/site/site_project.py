@@ -17,8 +17,8 @@ SETTINGS = "assets/course/worker-settings.json"
 CACHE = Path()  # the session's build cache (tests/site/conftest.py sets it), shared by every project built here
 
 
-def make_project(tmp_path: Path, lesson: str, **plugin: object) -> Path:
-    """A one-lesson MkDocs project using the repo's Pyodide cache and posenc."""
+def make_project(tmp_path: Path, lesson: str, *, language: str | None = None, **plugin: object) -> Path:
+    """A one-lesson MkDocs project using the repo's Pyodide cache and posenc (in Material's ``language``)."""
     options = {
         "pyodide_manifest": str(ROOT / "pyodide_assets/manifest.json"),
         "pyodide_cache": str(ROOT / "pyodide_assets/files"),
@@ -31,7 +31,7 @@ def make_project(tmp_path: Path, lesson: str, **plugin: object) -> Path:
     config = {
         "site_name": "t",
         "docs_dir": "docs",
-        "theme": {"name": "material", "font": False},
+        "theme": {"name": "material", "font": False, **({"language": language} if language else {})},
         "nav": [{"Home": "index.md"}, {"Lesson": "lessons/lesson.md"}],
         "plugins": [{"course": options}],
         "markdown_extensions": [

@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from course_kernel import cell_exec as kernel
+from course_kernel.strings import t
 
 CELL_EXEC = kernel.__file__
 
@@ -206,9 +207,9 @@ def test_a_thread_that_cannot_start_gets_one_hint_line(cell_exec):
     ok, outputs, _ = run(cell_exec, code)
     assert ok is False
     lines = outputs.one("error").rstrip("\n").splitlines()
-    assert lines[-2:] == ["RuntimeError: can't start new thread", cell_exec.THREAD_HINT]
+    assert lines[-2:] == ["RuntimeError: can't start new thread", t("python.thread_hint")]
     _, outputs, _ = run(cell_exec, "raise RuntimeError('something else')")
-    assert cell_exec.THREAD_HINT not in outputs.one("error")
+    assert t("python.thread_hint") not in outputs.one("error")
 
 
 def test_sys_exit_is_reported_plainly(cell_exec):

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from course_kernel import cell_exec, exercise_check
+from course_kernel.strings import t
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +78,7 @@ def test_first_failing_statement_wins(check):
 def test_pass_and_the_check_leaves_the_learners_namespace_alone(check):
     namespace = learner(period=8)
     result = check.run_check("helper = period * 2\nprint('hidden')\nassert helper == 16", namespace)
-    assert result == check.CheckResult(True, check.PASSED)
+    assert result == check.CheckResult(True, t("exercise.passed"))
     assert set(namespace) == {"__name__", "period"}
 
 
@@ -172,9 +173,9 @@ def test_run_exercise_runs_setup_code_check_in_one_fresh_namespace(check, runtim
             "base = 10000", code, "assert wavelength == 2 * base", run_cell=runtime.run_cell, emit=emit
         )
 
-    assert run("wavelength = 2 * base") == check.CheckResult(True, check.PASSED)
+    assert run("wavelength = 2 * base") == check.CheckResult(True, t("exercise.passed"))
     assert run("wavelength = base") == check.CheckResult(False, "check failed: `assert wavelength == 2 * base`")
-    assert run("wavelength = 1 / 0") == check.CheckResult(False, check.CODE_RAISED)
+    assert run("wavelength = 1 / 0") == check.CheckResult(False, t("exercise.code_raised"), "code")
     assert [kind for kind, _ in events] == ["error"]  # the learner's own traceback, as in any cell
     assert "ZeroDivisionError" in events[0][1]
 
@@ -182,7 +183,7 @@ def test_run_exercise_runs_setup_code_check_in_one_fresh_namespace(check, runtim
 def test_run_exercise_reports_a_broken_setup(check, runtime):
     setup = "import nowhere_to_be_found"
     result = check.run_exercise(setup, "x = 1", "assert x", run_cell=runtime.run_cell, emit=lambda *_: None)
-    assert result == check.CheckResult(False, check.SETUP_RAISED)
+    assert result == check.CheckResult(False, t("exercise.setup_raised"), "setup")
 
 
 def test_docstring_examples(check):

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from course_kernel.strings import t
+
 
 class Host:
     """Stand-in for the worker's ``_course_host``: records emit_text and emit_figure calls."""
@@ -85,7 +87,7 @@ def test_failed_setup_skips_the_cell(bridge):
 def test_an_exercise_runs_in_a_fresh_namespace_and_gives_its_verdict(bridge):
     bridge.__main__.done = 1  # a cell ran before: the exercise does not see its names
     verdict = bridge.run_exercise("x = done", "", "expect_defined('x')", "<cell 2>")
-    assert verdict == {"ok": False, "passed": False, "message": bridge.exercise_check.CODE_RAISED}
+    assert verdict == {"ok": False, "passed": False, "message": t("exercise.code_raised")}
     assert "NameError: name 'done' is not defined" in bridge.host.sent[0][1]
     assert 'File "<cell 2>", line 1' in bridge.host.sent[0][1]
 
@@ -94,13 +96,13 @@ def test_an_exercise_that_runs_but_fails_its_check_is_ok_with_the_checks_message
     verdict = bridge.run_exercise("x = y + 1", "y = 1", "assert x == 3, 'x should be 3'", "<cell 2>")
     assert verdict == {"ok": True, "passed": False, "message": "x should be 3"}
     verdict = bridge.run_exercise("x = y + 2", "y = 1", "assert x == 3, 'x should be 3'", "<cell 2>")
-    assert verdict == {"ok": True, "passed": True, "message": bridge.exercise_check.PASSED}
+    assert verdict == {"ok": True, "passed": True, "message": t("exercise.passed")}
     assert not hasattr(bridge.__main__, "x")
 
 
 def test_an_exercise_whose_setup_raises_did_not_run(bridge):
     verdict = bridge.run_exercise("x = 1", "1 / 0", "assert x", "<cell 2>")
-    assert verdict == {"ok": False, "passed": False, "message": bridge.exercise_check.SETUP_RAISED}
+    assert verdict == {"ok": False, "passed": False, "message": t("exercise.setup_raised")}
     assert 'File "<setup>", line 1' in bridge.host.sent[0][1]
 
 

@@ -55,9 +55,9 @@ from types import CodeType, ModuleType
 from typing import Any, NoReturn
 
 from course_kernel import figures
+from course_kernel.strings import t
 
 __all__ = [
-    "THREAD_HINT",
     "Session",
     "install_input_guard",
     "module_references",
@@ -75,7 +75,6 @@ Outcome = bool | Coroutine[Any, Any, bool]
 _INPUT_MESSAGE = "input() is not available in the course's cells; set the value in code instead, e.g. name = 'Ada'"
 
 #: Line added to the error of a thread started where Python has one thread (Pyodide).
-THREAD_HINT = "Hint: threads are not available in the browser (Pyodide runs Python on one thread); use asyncio instead."
 
 # The RuntimeError that threading.Thread.start raises where threads cannot start.
 _NO_THREAD_MESSAGE = "can't start new thread"
@@ -100,7 +99,7 @@ class Session:
     """
 
     schemes: tuple[str, ...] = ("default",)
-    module_hint: str = "module {name!r} is not available in this course"
+    module_hint: str = ""  # "": the catalogue's python.module_hint
     alt: str = ""
 
     def __post_init__(self) -> None:
@@ -374,9 +373,10 @@ def _format_exception(exc: BaseException, module_hint: str) -> str:
     IPython: the cell stopped, Python did not.
     """
     if isinstance(exc, ModuleNotFoundError) and exc.name:
-        _add_note_once(exc, module_hint.format(name=exc.name.partition(".")[0]))
+        top = exc.name.partition(".")[0]
+        _add_note_once(exc, module_hint.format(name=top) if module_hint else t("python.module_hint", name=repr(top)))
     if isinstance(exc, RuntimeError) and str(exc) == _NO_THREAD_MESSAGE:
-        _add_note_once(exc, THREAD_HINT)
+        _add_note_once(exc, t("python.thread_hint"))
     if isinstance(exc, SystemExit):
         return "".join(traceback.format_exception_only(exc))
     te = traceback.TracebackException.from_exception(exc, capture_locals=False)

@@ -31,9 +31,6 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
-    "CODE_RAISED",
-    "PASSED",
-    "SETUP_RAISED",
     "CheckResult",
     "expect_close",
     "expect_equal",
@@ -41,12 +38,10 @@ __all__ = [
     "run_exercise",
 ]
 
-#: Message of a passed check.
-PASSED = "All checks passed."
-#: Message when the learner's code raised (its traceback is in the cell's output).
-CODE_RAISED = "Your code raised an error (see the output above), so the checks did not run."
-#: Message when the exercise's hidden setup raised: a bug in the lesson, not the learner's.
-SETUP_RAISED = "The exercise's hidden setup raised an error, so the checks did not run."
+try:
+    from course_kernel.strings import t  # the site's catalogue: exercise.* (course_site/catalogues/)
+except ImportError:  # pasted into a lesson's notebook, whose first cell defines `t` over the lesson's words
+    pass
 
 CHECK_FILE = "<check>"
 _REPR_LIMIT = 80
@@ -61,6 +56,7 @@ class CheckResult:
 
     passed: bool
     message: str
+    stage: str = "check"  # what ran last: "setup" or "code" raised (the checks did not run), or the "check"
 
 
 def run_exercise(
@@ -82,9 +78,9 @@ def run_exercise(
     """
     namespace = {"__name__": "__main__"} if namespace is None else namespace
     if setup.strip() and not run_cell(setup, namespace, filename=setup_file, emit=emit):
-        return CheckResult(False, SETUP_RAISED)
+        return CheckResult(False, t("exercise.setup_raised"), "setup")
     if not run_cell(code, namespace, filename=code_file, emit=emit):
-        return CheckResult(False, CODE_RAISED)
+        return CheckResult(False, t("exercise.code_raised"), "code")
     return run_check(check, namespace)
 
 
@@ -98,13 +94,13 @@ def run_check(check: str, namespace: dict[str, Any]) -> CheckResult:
     try:
         compiled = compile(check, CHECK_FILE, "exec")
     except SyntaxError as exc:
-        return CheckResult(False, f"the check does not compile: line {exc.lineno}: {exc.msg}")
+        return CheckResult(False, t("exercise.check_syntax", line=exc.lineno, reason=exc.msg))
     try:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             exec(compiled, scope)
     except Exception as exc:
         return CheckResult(False, _failure_message(exc, check))
-    return CheckResult(True, PASSED)
+    return CheckResult(True, t("exercise.passed"))
 
 
 # --------------------------------------------------------------------------- helpers
@@ -120,13 +116,14 @@ def _helpers(namespace: dict[str, Any]) -> dict[str, Callable[..., None]]:
     return {"expect_defined": expect_defined, "expect_equal": expect_equal, "expect_close": expect_close}
 
 
-def expect_equal(actual: object, expected: object, *, name: str = "the result") -> None:
+def expect_equal(actual: object, expected: object, *, name: str | None = None) -> None:
     """Fail unless ``actual == expected`` (arrays: same shape and entries).
 
     >>> expect_equal(3, 4, name="period")
     Traceback (most recent call last):
     AssertionError: `period` is 3, expected 4
     """
+    name = t("exercise.the_result") if name is None else name
     if _is_array(actual) or _is_array(expected):
         import numpy as np
 
@@ -135,19 +132,18 @@ def expect_equal(actual: object, expected: object, *, name: str = "the result") 
         if not np.array_equal(got, want):
             index = tuple(int(i) for i in np.argwhere(got != want)[0])
             raise AssertionError(
-                f"`{name}` differs from the expected values at index {list(index)}: "
-                f"it holds {_short(got[index])}, expected {_short(want[index])}"
+                t("exercise.differs_at", name=name, index=list(index), got=_short(got[index]), want=_short(want[index]))
             )
         return
     if actual != expected:
-        raise AssertionError(f"`{name}` is {_short(actual)}, expected {_short(expected)}")
+        raise AssertionError(t("exercise.differs", name=name, got=_short(actual), want=_short(expected)))
 
 
 def expect_close(
     actual: object,
     expected: object,
     *,
-    name: str = "the result",
+    name: str | None = None,
     rtol: float = 1e-5,
     atol: float = 1e-8,
 ) -> None:
@@ -161,18 +157,25 @@ def expect_close(
     Traceback (most recent call last):
     AssertionError: `pe` has shape (1, 2), expected shape (2,)
     """
+    name = t("exercise.the_result") if name is None else name
     if _is_number(actual) and _is_number(expected):
         difference = abs(actual - expected)
         if not difference <= atol + rtol * abs(expected):
             raise AssertionError(
-                f"`{name}` is {_short(actual)}, expected {_short(expected)} (difference {difference:.3g})"
+                t(
+                    "exercise.not_close_scalar",
+                    name=name,
+                    got=_short(actual),
+                    want=_short(expected),
+                    difference=f"{difference:.3g}",
+                )
             )
         return
     import numpy as np
 
     got = np.asarray(actual)
     if got.dtype.kind not in "biufc":
-        raise AssertionError(f"`{name}` should hold numbers, but it is {_short(actual)}")
+        raise AssertionError(t("exercise.not_numbers", name=name, got=_short(actual)))
     got, want = got.astype(float) if got.dtype.kind == "b" else got, np.asarray(expected)
     _expect_shape(got, want, name)
     difference = np.abs(got - want)
@@ -180,17 +183,24 @@ def expect_close(
     if close.all():
         return
     index = np.unravel_index(np.argmax(np.where(close, -1.0, np.nan_to_num(difference, nan=np.inf))), got.shape)
-    where = f" at index {[int(i) for i in index]}" if got.ndim else ""
+    where = t("exercise.at_index", index=[int(i) for i in index]) if got.ndim else ""
     raise AssertionError(
-        f"`{name}` is not close to the expected values: {int((~close).sum())} of {close.size} entries differ; "
-        f"the largest difference is {_short(difference[index])}{where} "
-        f"(it holds {_short(got[index])}, expected {_short(want[index])})"
+        t(
+            "exercise.not_close",
+            name=name,
+            differ=int((~close).sum()),
+            count=close.size,
+            difference=_short(difference[index]),
+            where=where,
+            got=_short(got[index]),
+            want=_short(want[index]),
+        )
     )
 
 
 def _expect_shape(got: Any, want: Any, name: str) -> None:
     if got.shape != want.shape:
-        raise AssertionError(f"`{name}` has shape {got.shape}, expected shape {want.shape}")
+        raise AssertionError(t("exercise.shape", name=name, got=got.shape, want=want.shape))
 
 
 def _is_number(value: object) -> bool:
@@ -209,7 +219,7 @@ def _short(value: object) -> str:
 
 
 def _undefined(name: str) -> str:
-    return f"`{name}` is not defined — did your code define it, and did you run it?"
+    return t("exercise.undefined", name=name)
 
 
 # --------------------------------------------------------------------------- messages
@@ -222,12 +232,12 @@ def _failure_message(exc: Exception, check: str) -> str:
     statement = _statement(check, frames[last].lineno) if last >= 0 else ""
     # Code run from text (a cell, the learner's code) has a "<...>" file name; libraries have paths.
     if any(frame.filename.startswith("<") for frame in frames[last + 1 :]):
-        return f"your code raised {_exception_line(exc)} when the check ran `{statement}`"
+        return t("exercise.code_raised_in_check", error=_exception_line(exc), statement=statement)
     if isinstance(exc, AssertionError):
-        return str(exc) if str(exc) else f"check failed: `{statement}`"
+        return str(exc) if str(exc) else t("exercise.check_failed", statement=statement)
     if isinstance(exc, NameError) and exc.name and last == len(frames) - 1:
         return _undefined(exc.name)
-    return f"`{statement}` raised {_exception_line(exc)}"
+    return t("exercise.check_raised", statement=statement, error=_exception_line(exc))
 
 
 def _statement(source: str, line: int | None) -> str:

@@ -11,6 +11,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from course_kernel.strings import t
+
 FIGURE_DPI = 100
 FIGURE_ALT_ATTRIBUTE = "alt_text"  # fig.alt_text = "…": the author's own alt text for a figure
 SCHEME_ORDER = ("default", "slate")  # restyling goes one way: light first
@@ -96,23 +98,27 @@ def alt_text(fig: Any, index: int, template: str = "", namespace: Mapping[str, A
     panels = [ax for ax in fig.get_axes() if ax.get_visible() and getattr(ax, "_colorbar", None) is None]
     for number, ax in enumerate(panels, start=1):
         described = _axes_alt(ax)
-        sentences.append(f"Panel {number}: {described}" if len(panels) > 1 else described[:1].upper() + described[1:])
+        sentences.append(
+            t("figure.panel", number=number, description=described)
+            if len(panels) > 1
+            else described[:1].upper() + described[1:]
+        )
     text = ". ".join(sentence.rstrip(".") for sentence in sentences if sentence)
-    return text or f"Figure {index}"
+    return text or t("figure.alt", number=index)
 
 
 def _axes_alt(ax: Any) -> str:
     """One panel in words: its kind and title, then size, axis labels and named lines, as there are."""
     title = next((ax.get_title(loc=loc) for loc in ("center", "left", "right") if ax.get_title(loc=loc).strip()), "")
     kind, size = _plot_kind(ax)
-    parts = [f"{kind} titled “{plain_label(title)}”" if title.strip() else kind]
+    parts = [t("figure.titled", kind=kind, title=plain_label(title)) if title.strip() else kind]
     parts += [size] if size else []
     for axis, label in (("x", ax.get_xlabel()), ("y", ax.get_ylabel())):
         if label.strip():
-            parts.append(f"{axis} axis: {plain_label(label)}")
+            parts.append(t(f"figure.{axis}_axis", label=plain_label(label)))
     named = [line.get_label() for line in ax.get_lines() if not line.get_label().startswith("_")]
     if named:
-        parts.append("lines: " + ", ".join(f"“{plain_label(name)}”" for name in named))
+        parts.append(t("figure.lines", names=", ".join(t("figure.quoted", text=plain_label(name)) for name in named)))
     return "; ".join(parts)
 
 
@@ -120,15 +126,15 @@ def _plot_kind(ax: Any) -> tuple[str, str]:
     """``(kind, size)`` of what an axes draws: an image of a 2-D array is a heatmap of its rows by columns."""
     if ax.images:
         shape = ax.images[0].get_array().shape
-        kind = "heatmap" if len(shape) == 2 else "image"
-        return kind, f"{shape[0]} rows by {shape[1]} columns"
+        kind = t("figure.heatmap") if len(shape) == 2 else t("figure.image")
+        return kind, t("figure.size", rows=shape[0], columns=shape[1])
     if ax.get_lines():
-        return "line plot", ""
+        return t("figure.line_plot"), ""
     if any(type(container).__name__ == "BarContainer" for container in ax.containers):
-        return "bar chart", ""
+        return t("figure.bar_chart"), ""
     if ax.collections:
-        return "scatter plot", ""
-    return "empty plot", ""
+        return t("figure.scatter_plot"), ""
+    return t("figure.empty_plot"), ""
 
 
 _MATH_FONT = re.compile(r"\\math[a-z]+\{([^{}]*)\}")

@@ -20,6 +20,8 @@ from collections.abc import Callable
 from importlib.machinery import ModuleSpec
 from typing import Any
 
+from course_kernel.strings import t
+
 INDEX = "course-stdlib-index.json"  # compile_bytecode.mjs writes it into the boot stdlib
 OFFICIAL_PATH = "/lib/python_stdlib.zip"  # where the official zip is written once fetched
 
@@ -58,10 +60,10 @@ class OfficialStdlibFinder:
         try:
             data = self.fetch() if data is None else data
         except Exception as error:  # a failed download, offline: JsException, OSError
-            raise _unavailable(importing, f"could not be downloaded ({_last_line(error)})") from None
+            raise _unavailable(importing, t("python.stdlib_download", reason=_last_line(error))) from None
         data = data.to_bytes() if hasattr(data, "to_bytes") else bytes(data)
         if hashlib.sha256(data).hexdigest() != self.sha256:
-            raise _unavailable(importing, "are not the ones this site was built with (sha256 mismatch)")
+            raise _unavailable(importing, t("python.stdlib_mismatch"))
         with open(self.path, "wb") as file:
             file.write(data)
         self.ready = True
@@ -86,8 +88,7 @@ def _importer(archive: str, fullname: str) -> zipimport.zipimporter:
 
 def _unavailable(name: str, why: str) -> StdlibUnavailable:
     return StdlibUnavailable(
-        f"No module named {name!r} here yet: it is in Python's standard library, whose files {why}. "
-        "Check your connection and run the cell again.",
+        t("python.stdlib_unavailable", name=repr(name), why=why),
         name=name,
     )
 

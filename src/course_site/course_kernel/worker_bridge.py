@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import json
 import os
 import pathlib
 import sys
@@ -21,7 +22,7 @@ from _course_host import emit_figure, emit_text, official_stdlib
 from pyodide.ffi import to_js
 
 import __main__
-from course_kernel import cell_exec, exercise_check, stdlib_finder
+from course_kernel import cell_exec, exercise_check, stdlib_finder, strings
 
 os.environ["MPLBACKEND"] = "agg"
 cell_exec.install_input_guard()
@@ -121,8 +122,13 @@ def run_exercise(
     result = exercise_check.run_exercise(
         setup, code, check, run_cell=run_cell, emit=emit, setup_file="<setup>", code_file=filename
     )
-    ran = result.message not in (exercise_check.SETUP_RAISED, exercise_check.CODE_RAISED)
+    ran = result.stage == "check"
     return {"ok": ran, "passed": result.passed, "message": result.message}
+
+
+def use_strings(messages: str) -> None:
+    """Write the learner's words (verdicts, figure descriptions) from the page's catalogue (JSON ``messages``)."""
+    strings.use(json.loads(messages))
 
 
 #: Whether a console's source waits for more lines (its ``...`` prompt), decided as Python's own prompt does.

@@ -23,42 +23,29 @@ from .inputs import bindings, default_key, key_text
 from .inputs_html import inputs_attrs, render_inputs
 from .markup import Raw, tag, void
 from .names import defined_names
+from .strings import s
 
 FigureURL = Callable[[bytes], str]
 NOTICES = {"capped": "info", "dropped": "dropped"}  # the output limit's notices, as cell.js shows them
 
 _BUTTONS = [
-    # (kind, label, title, icon path)
-    ("run", "Run", "Run this cell (Shift+Enter)", "M8 5v14l11-7z"),
-    ("stop", "Stop", "Stop this cell", "M6 6h12v12H6z"),
+    # (kind, icon path): the label is the catalogue's cell.<kind>, the title cell.<kind>_title
+    ("run", "M8 5v14l11-7z"),
+    ("stop", "M6 6h12v12H6z"),
     (
         "reset",
-        "Reset",
-        "Put back the lesson's code (undo with Ctrl+Z)",
         "M12 5V1L7 6l5 5V7c3.31 0 6 2.69 6 6s-2.69 6-6 6-6-2.69-6-6H4c0 4.42 3.58 8 8 8s8-3.58 8-8-3.58-8-8-8z",
     ),
     (
         "copy",
-        "Copy",
-        "Copy the code to the clipboard",
         "M16 1H4a2 2 0 0 0-2 2v14h2V3h12zm3 4H8a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h11a2 2 0 0 0 2-2V7"
         "a2 2 0 0 0-2-2zm0 16H8V7h11z",
     ),
     (
         "clear",
-        "Clear",
-        "Clear the output",
         "M19 6.41 17.59 5 12 10.59 6.41 5 5 6.41 10.59 12 5 17.59 6.41 19 12 13.41 17.59 19 19 17.59 13.41 12z",
     ),
 ]
-_HINT = "Shift+Enter or Ctrl+Enter runs the cell. Tab indents; press Escape, then Tab, to leave the editor."
-_EDITED = "edited; Reset restores the lesson's code"
-_PRECOMPUTED = "Precomputed output (from when the site was built). Run the cell to make your own."
-_NO_SCRIPT = (
-    "JavaScript is off, so this code cannot run here; what it printed when the site was built is shown. "
-    "Turn JavaScript on to edit and run it in your browser, or download the lesson as a notebook "
-    "(the link under its title) to run it in Jupyter."
-)
 
 
 def render_cell(
@@ -93,7 +80,7 @@ def render_cell(
         "class": f"{CELL['root']} {extra.pop('class')}" if "class" in extra else CELL["root"],
         "id": cell_id,
         "role": "region",
-        "aria-label": region_label or f"Python cell {index}",
+        "aria-label": region_label or s("cell.region", cell=index),
         CELL_DATA["index"]: index,
         CELL_DATA["autorun"]: str(cell.options.autorun).lower(),
         CELL_DATA["height"]: cell.options.height or "",
@@ -108,8 +95,8 @@ def render_cell(
         **inputs_attrs(cell.inputs),
         **extra,
     }
-    label = region_label or f"Python cell {index}"
-    legend = cell.options.label or cell.block.heading or f"Inputs of {label}"
+    label = region_label or s("cell.region", cell=index)
+    legend = cell.options.label or cell.block.heading or s("inputs.legend", cell=label)
     code = [_setup(cell.setup, md), tag("div", {"class": CELL["static"]}, Raw(highlight_python(cell.code, md)))]
     toolbar = _toolbar(f"{cell_id}-hint")
     inputs = _inputs(cell, cell_id, legend, outputs, variants or {}, figure_url)
@@ -120,7 +107,7 @@ def render_cell(
         attrs,
         header,
         *parts,
-        tag("noscript", {}, tag("p", {"class": f"{CELL['note']} {CELL['note']}--static"}, _NO_SCRIPT)),
+        tag("noscript", {}, tag("p", {"class": f"{CELL['note']} {CELL['note']}--static"}, s("cell.no_script"))),
         tag("p", {"class": CELL["note"]}, download_note),
         footer,
     ).html
@@ -134,7 +121,7 @@ def _bindings(cell: Cell) -> str:
 def _folded_code(cell: Cell, code: list[Raw | None]) -> Raw:
     """The cell's code (and setup) under a disclosure that says how long it is: closed, editable once opened."""
     lines = len(cell.code.splitlines())
-    summary = f"Show the code · {lines} line{'' if lines == 1 else 's'}"
+    summary = s("cell.show_code", count=lines)
     return tag("details", {"class": CELL["code"]}, tag("summary", {"class": CELL["codeSummary"]}, summary), *code)
 
 
@@ -143,11 +130,11 @@ def _setup(setup: str, md: Markdown) -> Raw | None:
     if not setup.strip():
         return None
     lines = len(setup.strip("\n").splitlines())
-    summary = f"setup: {lines} line{'' if lines == 1 else 's'}"
+    summary = s("cell.setup", count=lines)
     return tag(
         "details",
         {"class": CELL["setup"]},
-        tag("summary", {"title": "Code that runs before this cell's, every run"}, summary),
+        tag("summary", {"title": s("cell.setup_title")}, summary),
         Raw(highlight_python(setup.strip("\n"), md)),
     )
 
@@ -161,13 +148,13 @@ def _toolbar(hint_id: str) -> Raw:
             {
                 "type": "button",
                 "class": f"{CELL['button']} {CELL[kind]}",
-                "title": title,
+                "title": s(f"cell.{kind}_title"),
                 "disabled": kind == "stop",
             },
             tag("svg", {"viewBox": "0 0 24 24", "aria-hidden": "true", "focusable": "false"}, tag("path", {"d": icon})),
-            tag("span", {}, label),
+            tag("span", {}, s(f"cell.{kind}")),
         )
-        for kind, label, title, icon in _BUTTONS
+        for kind, icon in _BUTTONS
     ]
     return tag(
         "div",
@@ -176,8 +163,8 @@ def _toolbar(hint_id: str) -> Raw:
         tag("span", {"class": CELL["count"], "hidden": True}),
         tag("span", {"class": CELL["status"], "role": "status"}),
         tag("progress", {"class": CELL["progress"], "aria-hidden": "true", "hidden": True}),
-        tag("span", {"class": CELL["edited"], "hidden": True}, _EDITED),
-        tag("span", {"id": hint_id, "class": CELL["hint"]}, _HINT),
+        tag("span", {"class": CELL["edited"], "hidden": True}, s("cell.edited")),
+        tag("span", {"id": hint_id, "class": CELL["hint"]}, s("cell.keys")),
     )
 
 
@@ -199,13 +186,13 @@ def _outputs(outputs: list[Output], figure_url: FigureURL, index: int) -> Raw:
     Empty (and hidden) when there is none, for the output of a Run.
     """
     parts = output_parts(outputs, figure_url)
-    label = tag("p", {"class": CELL["label"], "hidden": True}, _PRECOMPUTED) if parts else None
+    label = tag("p", {"class": CELL["label"], "hidden": True}, s("cell.precomputed")) if parts else None
     attrs = {
         "class": CELL["output"],
         CELL_DATA["precomputed"]: str(bool(parts)).lower(),
         "role": "log",
         "aria-live": "polite",
-        "aria-label": f"Output of cell {index}",
+        "aria-label": s("cell.output", cell=index),
         "tabindex": 0,
         "hidden": not parts,
     }
@@ -231,7 +218,7 @@ def output_parts(outputs: list[Output], figure_url: FigureURL) -> list[Raw]:
 def _figure(output: Output, number: int, figure_url: FigureURL) -> Raw:
     """The figure in the light scheme and, when the build drew it, in the dark one: the page's
     CSS shows the one of the scheme in use (``data-scheme``), so switching the palette switches it."""
-    alt = output.text or f"Figure {number}"
+    alt = output.text or s("figure.alt", number=number)
     images = [_image(output.png, "default", alt, figure_url, output.text_px)]
     if output.png_dark:
         images.append(_image(output.png_dark, "slate", alt, figure_url, output.text_px))

@@ -32,8 +32,14 @@ class CourseConfig(Config):
     """Module -> lock packages its import needs that a scan of the cell's imports does not reveal
     (e.g. ``posenc.plot: [matplotlib]``, for a module that imports matplotlib itself)."""
 
-    module_hint = c.Type(str, default="module {name!r} is not available in this course")
-    """Note added to a cell's ``ModuleNotFoundError``; ``{name}`` is the missing module."""
+    module_hint = c.Type(str, default="")
+    """Note added to a cell's ``ModuleNotFoundError``; ``{name}`` is the missing module (``{name!r}`` quoted).
+    Empty: the catalogue's ``python.module_hint`` in the site's language (``strings`` overrides it too)."""
+
+    strings = c.Type(dict, default={})
+    """The course's words, by key, over the catalogue of ``theme.language`` (``course_site/catalogues/``):
+    ``{"cell.run": "Exécuter"}``; a string that counts takes its plural forms (``{"one": …, "other": …}``).
+    An unknown key, or a string without one of the English one's placeholders, fails the build at its line."""
 
     pyodide_manifest = c.Type(str, default="pyodide_assets/manifest.json")
     """Pinned Pyodide manifest: each file, its sources and its sha256."""

@@ -14,12 +14,13 @@ from the ``<script type="application/json" id="course-exercises">`` of every pag
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 
 from .markup import Raw, tag
+from .strings import s
 
 END_ID = "end-of-the-course"
-END_TITLE = "End of the course"
 EXERCISES_DATA_ID = "course-exercises"
 
 
@@ -36,28 +37,24 @@ class CourseEndLink:
     """What Material's footer reads of ``page.next_page``: the end section's URL and title."""
 
     url: str
-    title: str = END_TITLE
+    title: str = field(default_factory=lambda: s("end.title"))
 
 
 def render_course_end(lessons: list[Lesson], next_steps_html: str, home_url: str) -> str:
     """The end-of-course section: what was covered, then where to go next."""
     covered = tag("ul", {}, *(tag("li", {}, tag("a", {"href": lesson.url}, lesson.title)) for lesson in lessons))
-    noun = "lesson" if len(lessons) == 1 else "lessons"
     return tag(
         "section",
         {"class": "course-end", "aria-labelledby": END_ID},
-        tag("h2", {"id": END_ID}, END_TITLE),
-        tag("p", {}, f"You have reached the end of the course. Its {len(lessons)} {noun} covered:"),
+        tag("h2", {"id": END_ID}, s("end.title")),
+        tag("p", {}, s("end.covered", count=len(lessons))),
         covered,
-        tag("h3", {}, "Where to go next"),
+        tag("h3", {}, s("end.next")),
         Raw(next_steps_html),
         tag(
             "p",
             {},
-            "Each lesson's notebook (the link under its title) runs in Jupyter, to keep experimenting. "
-            "New lessons are listed on the ",
-            tag("a", {"href": home_url}, "course's home page"),
-            ", with how many exercises you have solved.",
+            *_parts(s("end.notebooks"), home=tag("a", {"href": home_url}, s("end.home"))),
         ),
     ).html
 
@@ -74,3 +71,9 @@ def exercises_data(pages: dict[str, list[str]]) -> str:
     """The ``<script type="application/json">`` of each lesson's exercises (keys: URLs relative to the page)."""
     text = json.dumps(pages, ensure_ascii=False).replace("<", "\\u003c")
     return f'<script type="application/json" id="{EXERCISES_DATA_ID}">{text}</script>'
+
+
+def _parts(message: str, **nodes: Raw) -> list[str | Raw]:
+    """``message`` split at its ``{name}`` markers, each replaced by the element ``nodes[name]``."""
+    pieces = re.split(r"\{(\w+)\}", message)
+    return [nodes[piece] if k % 2 else piece for k, piece in enumerate(pieces) if piece]

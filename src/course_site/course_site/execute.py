@@ -27,9 +27,9 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .contract import BRIDGE, PYTHON_FILES
@@ -40,6 +40,7 @@ from .inputs import bindings, default_key, describe, key_text, precomputed_keys
 from .local_python import LocalPython
 from .node_process import NODE_DIR, NODE_SCRIPT, NodeStopped, PageClock, page_messages
 from .run_errors import cell_error, node_error, raise_unproven, shipped_versions
+from .strings import FALLBACK, catalogue_for, current, s
 from .worker_settings import OutputLimits
 
 BUILD_PYTHON_FILES = {
@@ -74,6 +75,8 @@ class RunSettings:
     import_packages: dict[str, list[str]]
     module_hint: str
     limits: OutputLimits
+    messages: Mapping[str, object] = field(default_factory=lambda: catalogue_for(FALLBACK)[1])
+    """The site's catalogue (strings.py): Python's words to the learner (verdicts, figure descriptions)."""
 
 
 @dataclass(frozen=True)
@@ -256,6 +259,7 @@ class PageExecutor:
             "preload": self.settings.preload,
             "import_packages": self.settings.import_packages,
             "module_hint": self.settings.module_hint,
+            "messages": dict(self.settings.messages),
             "limits": {"lines": self.settings.limits.lines, "chars": self.settings.limits.chars},
         }
         try:
@@ -323,16 +327,10 @@ def _work_text(cells: int, exercises: int) -> str:
 def _with_notice(output: dict, limits: OutputLimits) -> dict:
     """An output of the Node script; the output limit's notices get the browser's text (cell.js)."""
     if output["kind"] == "capped":
-        kb = round(limits.chars / 1000)
-        return {
-            "kind": "capped",
-            "text": f"Output limit reached ({limits.lines} lines or {kb} kB per run); the rest is dropped.",
-        }
+        text = s("output.capped", lines=limits.lines, kilobytes=round(limits.chars / 1000))
+        return {"kind": "capped", "text": text}
     if output["kind"] == "dropped":
-        lines = output["lines"]
-        text = (
-            f"… {lines:,} line{'' if lines == 1 else 's'} dropped ({output['chars'] / 1e6:.1f} MB of output not shown)."
-        )
+        text = s("output.dropped", count=output["lines"], size=current().megabytes(output["chars"] / 1e6))
         return {"kind": "dropped", "text": text}
     return output
 
@@ -347,5 +345,6 @@ def _fingerprint(python: LocalPython, settings: RunSettings) -> str:
     for name, path in sorted({**BUILD_PYTHON_FILES, NODE_SCRIPT.name: NODE_SCRIPT}.items()):
         digest.update(name.encode() + b"\0" + path.read_bytes())
     digest.update(json.dumps([settings.preload, settings.import_packages, settings.module_hint]).encode())
+    digest.update(json.dumps(dict(settings.messages), sort_keys=True).encode())
     digest.update(f"{settings.limits.lines} {settings.limits.chars}".encode())
     return digest.hexdigest()

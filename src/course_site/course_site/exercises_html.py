@@ -37,6 +37,7 @@ from .dom import CELL_DATA
 from .exercises import Exercise, parse_exercises
 from .fences import scan
 from .markup import Raw, tag
+from .strings import s
 
 ToHTML = Callable[[str], str]  # source text -> trusted HTML
 RenderCell = Callable[..., str]  # cells.render_cell with the cell's own arguments bound
@@ -46,7 +47,7 @@ _PROGRESS = re.compile(r"(<h1\b[^>]*>.*?</h1>)", re.DOTALL)
 
 def exercise_label(exercise: Exercise, number: int) -> str:
     """The exercise region's accessible name: ``Exercise 1: The period of a pair``."""
-    return f"Exercise {number}: {exercise.title}"
+    return s("exercise.label", number=number, title=exercise.title)
 
 
 def exercise_id(exercise: Exercise, page_url: str) -> str:
@@ -77,9 +78,9 @@ def render_exercise(
     title = tag(
         "p",
         {"class": "course-exercise__title", "id": f"exercise-{exercise.slug}"},
-        tag("strong", {}, f"Exercise {number}"),
+        tag("strong", {}, s("exercise.number", number=number)),
         f": {exercise.title} ",
-        tag("span", {"class": "course-exercise__solved", "hidden": True}, "Solved"),
+        tag("span", {"class": "course-exercise__solved", "hidden": True}, s("exercise.solved")),
     )
     if exercise.task:
         task = tag("div", {"class": "course-exercise__task"}, Raw(markdown(exercise.task)))
@@ -100,14 +101,14 @@ def render_exercise(
 
 
 def _actions(exercise: Exercise) -> Raw:
-    hint = tag("button", {"type": "button", "data-action": "hint"}, "Hint") if exercise.hints else None
+    hint = tag("button", {"type": "button", "data-action": "hint"}, s("exercise.hint")) if exercise.hints else None
     count = tag("span", {"class": "course-exercise__hint-count"}) if exercise.hints else None
     return tag(
         "div",
         {"class": "course-exercise__actions", "hidden": True},
         hint,
         count,
-        tag("button", {"type": "button", "data-action": "solution"}, "Show solution"),
+        tag("button", {"type": "button", "data-action": "solution"}, s("exercise.show_solution")),
     )
 
 
@@ -122,7 +123,7 @@ def _hints(exercise: Exercise, markdown: ToHTML) -> Raw | None:
             tag(
                 "details",
                 {"class": "course-exercise__hint", "data-hint": k},
-                tag("summary", {}, f"Hint {k} of {total}"),
+                tag("summary", {}, s("exercise.hint_summary", number=k, count=total)),
                 tag("div", {"class": "course-exercise__hint-text"}, Raw(markdown(hint))),
             )
             for k, hint in enumerate(exercise.hints, start=1)
@@ -134,16 +135,16 @@ def _solution(exercise: Exercise, highlight: ToHTML) -> Raw:
     return tag(
         "details",
         {"class": "course-exercise__solution"},
-        tag("summary", {}, "Solution"),
+        tag("summary", {}, s("exercise.solution")),
         tag(
             "div",
-            {"class": "course-exercise__solution-code", "role": "group", "aria-label": "Solution"},
+            {"class": "course-exercise__solution-code", "role": "group", "aria-label": s("exercise.solution")},
             Raw(highlight(exercise.solution)),
         ),
         tag(
             "button",
             {"type": "button", "data-action": "use-solution", "hidden": True},
-            "Put the solution in the editor",
+            s("exercise.use_solution"),
         ),
     )
 
@@ -152,7 +153,7 @@ def render_progress(exercise_ids: list[str]) -> str:
     """The home page's "Your progress: 3 of 7 exercises solved", filled in by ``exercise.js`` (``showProgress``)."""
     attrs = {"class": "course-progress", "data-exercise-ids": json.dumps(exercise_ids), "hidden": True}
     return tag(
-        "p", attrs, tag("strong", {}, "Your progress:"), " ", tag("span", {"class": "course-progress__count"})
+        "p", attrs, tag("strong", {}, s("progress.label")), " ", tag("span", {"class": "course-progress__count"})
     ).html
 
 

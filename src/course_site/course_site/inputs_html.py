@@ -18,6 +18,7 @@ from collections.abc import Callable
 from .dom import INPUTS
 from .inputs import Input, default_key, key_text
 from .markup import Raw, tag, void
+from .strings import s
 
 
 def inputs_attrs(inputs: tuple[Input, ...]) -> dict[str, str]:
@@ -73,7 +74,7 @@ def _shown(item: Input, position: int) -> str:
     """A value as the page shows it next to its input."""
     value = item.values[position]
     if item.kind == "checkbox":
-        return "on" if value else "off"
+        return s("inputs.on" if value else "inputs.off")
     return str(value)
 
 

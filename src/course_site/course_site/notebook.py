@@ -25,6 +25,7 @@ Builder-neutral: the plugin collects the notebooks (`Notebooks`) and writes them
 from __future__ import annotations
 
 import base64
+import json
 import posixpath
 import re
 import textwrap
@@ -44,14 +45,23 @@ from .inputs import Input, bindings, default_key
 from .lesson_page import LessonBlocks, PendingCell, PendingExercise
 from .markup import tag
 from .quiz import Quiz, parse_quiz
+from .strings import current, s
 
-LINK_TEXT = "Download as notebook (.ipynb)"
 LINK_CLASS = "course-notebook"
 CHECKER = PYTHON_FILES[f"{PACKAGE}/exercise_check.py"]  # pasted whole into a notebook's first code cell
 CHECKER_CELL = '''
 def check_exercise(check: str) -> None:
     """Run an exercise's check over this notebook's names and print the verdict; never raises."""
     print(run_check(check, globals()).message)
+'''
+_CHECKER_T = '''import re
+
+
+def t(key, /, **params):
+    """A verdict's words (_WORDS, the course's), its {name} placeholders filled from params."""
+    return re.sub(r"\\{(\\w+)\\}", lambda m: str(params.get(m[1], m[0])), _WORDS.get(key, key))
+
+
 '''
 KERNEL = {
     "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
@@ -120,33 +130,15 @@ def is_placeholder(url: str) -> bool:
     return not host or bool(PLACEHOLDER_LABELS.intersection(labels)) or labels[-1] in PLACEHOLDER_TLDS
 
 
-_RUN_IN_ORDER = (
-    "*Run the cells in order: each may use what the cells above defined. "
-    "An exercise's check cell says whether your code passes.*"
-)
-
-
 def _introduction(source: Source) -> str:
     if not is_placeholder(source.page_url):
-        return (
-            f"*This notebook is the lesson at <{source.page_url}>, to run in Jupyter. Its code needs numpy, "
-            f"matplotlib and the course's package `posenc`:* `{source.install}`. {_RUN_IN_ORDER}"
-        )
-    title = next((m["text"] for m in _HEADING.finditer(source.markdown)), "this lesson")
+        intro = s("notebook.intro_online", url=source.page_url, install=source.install)
+        return f"{intro} {s('notebook.run_in_order')}"
+    title = next((m["text"] for m in _HEADING.finditer(source.markdown)), s("notebook.this_lesson"))
     wheel = next((word for word in source.install.split() if word.endswith(".whl")), "")
     on_site = _site_path(wheel, source.page_url)
-    shipped = (
-        f", or from the wheel that the course's site serves as `{on_site}` (download it, then "
-        f"`pip install {posixpath.basename(on_site)}`)"
-        if on_site
-        else ""
-    )
-    return (
-        f"*This notebook is the lesson “{title}”, to run in Jupyter. Its code needs numpy, matplotlib "
-        f"and the course's own package `posenc`, which is not on PyPI:* `pip install numpy matplotlib`, *then "
-        f"install `posenc` from the course's source, with* `pip install .` *in a copy of its repository (the "
-        f"package is its `src/posenc/`){shipped}. {_RUN_IN_ORDER}"
-    )
+    shipped = s("notebook.wheel", path=on_site, file=posixpath.basename(on_site)) if on_site else ""
+    return f"{s('notebook.intro_offline', title=title, wheel=shipped)} {s('notebook.run_in_order')}"
 
 
 def _site_path(url: str, page_url: str) -> str:
@@ -278,7 +270,7 @@ def _with_inputs(cell: Cell, code: str) -> str:
     if not cell.inputs:
         return code
     allowed = "".join(f"#   {i.name}: {_allowed(i)}\n" for i in cell.inputs)
-    note = f"# The values to change, then run the cell again:\n{allowed}"
+    note = f"# {s('notebook.inputs')}\n{allowed}"
     return f"{note}{bindings(cell.inputs, default_key(cell.inputs))}\n{code}"
 
 
@@ -286,13 +278,13 @@ def _allowed(item: Input) -> str:
     """What an input may hold, in words: ``one of 2.0, 4.0``, ``a whole number from 0 to 63``, ``True or False``."""
     label = f"{item.label}, " if item.label and item.label != item.name else ""
     if item.kind == "checkbox":
-        return f"{label}True or False"
+        return label + s("notebook.bool")
     if item.kind == "select":
-        return f"{label}one of {', '.join(map(repr, item.values))}"
+        return label + s("notebook.one_of", values=", ".join(map(repr, item.values)))
     low, high, step = (item.slider[k] for k in ("min", "max", "step"))
-    kind = "a number" if item.slider["float"] else "a whole number"
-    steps = f" in steps of {step!r}" if step != 1 else ""
-    return f"{label}{kind} from {low!r} to {high!r}{steps}"
+    kind = "notebook.number_range" if item.slider["float"] else "notebook.whole_range"
+    steps = s("notebook.steps", step=repr(step)) if step != 1 else ""
+    return label + s(kind, low=repr(low), high=repr(high), steps=steps)
 
 
 def _outputs(outputs: list[Output], count: int | None) -> Iterator[nbformat.NotebookNode]:
@@ -313,7 +305,7 @@ def _outputs(outputs: list[Output], count: int | None) -> Iterator[nbformat.Note
         elif output.kind == "figure":
             figures += 1
             png = base64.b64encode(output.png).decode("ascii")
-            data = {"image/png": png, "text/plain": output.text or f"Figure {figures}"}
+            data = {"image/png": png, "text/plain": output.text or s("figure.alt", number=figures)}
             yield v4.new_output("display_data", data=data)
         else:  # the output limit's notices, an error's text
             yield v4.new_output("stream", name="stderr", text=output.text + "\n")
@@ -323,8 +315,18 @@ def _outputs(outputs: list[Output], count: int | None) -> Iterator[nbformat.Note
 
 def _checker_cell() -> nbformat.NotebookNode:
     """The page's exercise checker and ``check_exercise``, the function each check cell calls."""
-    intro = "# The exercises' checker, the one the lesson page runs: run this cell once, before the exercises.\n"
-    return v4.new_code_cell(intro + CHECKER.read_text().rstrip() + "\n\n" + CHECKER_CELL.strip() + "\n")
+    intro = f"# {s('notebook.checker')}\n"
+    return v4.new_code_cell(
+        intro + _checker_words() + CHECKER.read_text().rstrip() + "\n\n" + CHECKER_CELL.strip() + "\n"
+    )
+
+
+def _checker_words() -> str:
+    """The checker's verdicts in the site's language: its ``t``, over the catalogue's ``exercise.*`` strings."""
+    words = {
+        key: text for key, text in current().messages.items() if key.startswith("exercise.") and isinstance(text, str)
+    }
+    return f"_WORDS = {json.dumps(words, ensure_ascii=False, indent=4)}\n" + _CHECKER_T
 
 
 def _exercise_cells(exercise: Exercise, number: int, source: Source) -> list[nbformat.NotebookNode]:
@@ -342,13 +344,13 @@ def _exercise_cells(exercise: Exercise, number: int, source: Source) -> list[nbf
 
 def _task_markdown(exercise: Exercise, number: int) -> str:
     parts = [
-        f"**Exercise {number}: {exercise.title}**",
+        f"**{s('exercise.label', number=number, title=exercise.title)}**",
         *([exercise.task] if exercise.task else []),
-        "Edit the code in the cell below and run it, then run the check cell after it.",
+        s("notebook.exercise"),
     ]
     for k, hint in enumerate(exercise.hints, start=1):
-        parts.append(_details(f"Hint {k}", hint))
-    parts.append(_details("Solution", f"```python\n{exercise.solution}\n```"))
+        parts.append(_details(s("notebook.hint", number=k), hint))
+    parts.append(_details(s("exercise.solution"), f"```python\n{exercise.solution}\n```"))
     return "\n\n".join(parts)
 
 
@@ -382,7 +384,7 @@ def notebook_path(src_uri: str) -> str:
 
 def insert_link(html: str, href: str) -> str:
     """The page's HTML with the download link after its title (at the top without one)."""
-    link = tag("p", {"class": LINK_CLASS}, tag("a", {"href": href, "download": True}, LINK_TEXT)).html
+    link = tag("p", {"class": LINK_CLASS}, tag("a", {"href": href, "download": True}, s("notebook.link"))).html
     if _H1.search(html):
         return _H1.sub(lambda m: m[1] + link, html, count=1)
     return link + html

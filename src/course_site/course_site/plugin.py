@@ -50,6 +50,8 @@ from .quiz import markdown_converter
 from .shipped_python import CoursePackage, ShippedPython, prepare, wheel_url
 from .site_layout import ASSETS, ENHANCE, SERVICE_WORKER, STYLESHEETS, WORKER_PRESTART, figure_path
 from .site_publish import publish, publish_figures
+from .strings import Strings, key_lines
+from .strings import use as use_strings
 from .worker_settings import OutputLimits, WorkerSettings, starter_script, worker_settings
 
 log = logging.getLogger("mkdocs.plugins.course")
@@ -110,6 +112,9 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         if self.serving:
             self.error_log.messages.clear()
             BUILDER_LOG.addHandler(self.error_log)
+        with _as_plugin_error():
+            self.strings = _site_strings(config, self.config.strings)
+        use_strings(self.strings)
         _register_fences(config, self._validate, self._format)
         _require_extension(config, "pymdownx.arithmatex", {"generic": True})
         project = self.root / self.config.package_project
@@ -145,7 +150,9 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         """Build-time runs in the site's own Python: its files staged in the cache, run by Node."""
         find_node()
         cache = self.root / self.config.cache_dir
-        settings = RunSettings(self.config.preload, self.config.import_packages, self.config.module_hint, limits)
+        settings = RunSettings(
+            self.config.preload, self.config.import_packages, self.config.module_hint, limits, self.strings.messages
+        )
         python = stage_local(self.shipped, cache / "python")
         return PageExecutor(cache, python, settings, self.config.execute_timeout)
 
@@ -243,6 +250,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         if _HAS_CELLS.search(output):
             starter = starter_script(page.url, self.worker_settings, console=self._has_console(page))
             output = insert_in_head(output, starter)
+        output = insert_in_head(output, strings_data(self.strings))
         if self.exercise_ids:
             pages = {get_relative_url(url, page.url): ids for url, ids in exercises_by_page(self.exercise_ids).items()}
             output = insert_in_head(output, exercises_data(pages))
@@ -353,6 +361,19 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         path = figure_path(png)
         self.figures[path] = png
         return get_relative_url(path, self.page_url)
+
+
+def _site_strings(config: MkDocsConfig, overrides: dict) -> Strings:
+    """The course's words in ``theme.language`` with the author's ``strings`` (errors at their mkdocs.yml line)."""
+    path = Path(config.config_file_path)
+    lines = key_lines(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    language = config.theme.get("language") or "en"
+    return Strings.for_language(language, overrides, lambda key: f"{path.name}:{lines.get(key, lines.get('', 1))}")
+
+
+def strings_data(strings: Strings) -> str:
+    """The ``<script type="application/json" id="course-strings">`` that the page's scripts read (strings.js)."""
+    return f'<script type="application/json" id="course-strings">{strings.page_json()}</script>'
 
 
 def _first_line(source: str, markdown: str) -> int:

@@ -31,6 +31,7 @@ from .dom import QUIZ, QUIZ_DATA
 from .errors import LessonError
 from .fences import Block
 from .markup import Raw, tag, void
+from .strings import s
 
 _OPTION = re.compile(r"^[-*] \[(?P<mark>[ xX])\][ \t]+(?P<text>.+)$")
 _INLINE_EXTENSIONS = ["pymdownx.arithmatex", "pymdownx.betterem", "pymdownx.inlinehilite", "attr_list"]
@@ -123,7 +124,7 @@ def render_quiz(quiz: Quiz, number: int) -> str:
             tag(
                 "p",
                 {},
-                tag("strong", {}, "Right: " if option.correct else "Wrong: "),
+                tag("strong", {}, s("quiz.right" if option.correct else "quiz.wrong")),
                 Raw(convert(option.text, inline=True)),
             ),
             tag("div", {"class": QUIZ["why"]}, Raw(convert("\n".join(option.explanation)))),
@@ -140,11 +141,11 @@ def render_quiz(quiz: Quiz, number: int) -> str:
             *choices,
         ),
         tag("div", {"class": QUIZ["feedback"], "role": "status", "aria-live": "polite"}),
-        tag("button", {"type": "button", "class": QUIZ["retry"], "hidden": True}, "Try again"),
+        tag("button", {"type": "button", "class": QUIZ["retry"], "hidden": True}, s("quiz.retry")),
         tag(
             "details",
             {"class": QUIZ["answers"]},
-            tag("summary", {}, "Answers and explanations"),
+            tag("summary", {}, s("quiz.answers")),
             tag("ol", {}, *answers),
         ),
     ).html

@@ -17,6 +17,7 @@ from . import derived_bytecode, pyodide_fetch, pyodide_manifest
 from .contract import PYTHON_FILES
 from .errors import SettingsError
 from .site_layout import ASSETS, SITE_FOLDER
+from .strings import current, s
 from .wheel import Wheel, build_wheel
 
 MB = 1e6
@@ -138,14 +139,11 @@ class ShippedPython:
 
     def download_note(self, code: str) -> str:
         """The note under a cell: what Python downloads and when, measured from the shipped files as served."""
-        first = self.first_run_served_bytes / MB
-        note = (
-            f"Python runs in your browser (Pyodide): about {first:.1f} MB, downloaded as this page opens "
-            "(with Data Saver on, at your first Run), then kept for offline use"
-        )
+        size = current().megabytes
         if "matplotlib" in self.packages_for(code):
-            note += f"; matplotlib adds about {self.matplotlib_served_bytes / MB:.1f} MB when this cell first runs"
-        return note + "."
+            extra = size(self.matplotlib_served_bytes / MB)
+            return s("cell.download_note_matplotlib", size=size(self.first_run_served_bytes / MB), extra=extra)
+        return s("cell.download_note", size=size(self.first_run_served_bytes / MB))
 
 
 def prepare(

@@ -62,7 +62,7 @@ async function main() {
   const officialStdlib = () => new Uint8Array(readFileSync(request.index + "python_stdlib.zip"));
   pyodide.pyimport("course_kernel.stdlib_finder").install(officialStdlib);
   half = pyodide.pyimport("course_build_python");
-  session = half.start(request.module_hint);
+  session = half.start(request.module_hint, JSON.stringify(request.messages || {}));
   if (request.bytecode) {
     pyodide.unpackArchive(new Uint8Array(readFileSync(request.bytecode)), "zip", { extractDir: BYTECODE_PREFIX });
     pyodide.runPython(`import sys; sys.pycache_prefix = ${JSON.stringify(BYTECODE_PREFIX)}`);

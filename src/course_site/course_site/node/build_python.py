@@ -20,19 +20,22 @@ from collections.abc import Callable
 from pathlib import Path
 
 import __main__
+from course_kernel import strings
 from course_kernel.cell_exec import Outcome, Session, install_input_guard, module_references, run_cell, run_cells
-from course_kernel.exercise_check import CODE_RAISED, SETUP_RAISED, run_exercise
+from course_kernel.exercise_check import run_exercise
 from course_kernel.figure_style import SCHEMES
 
 JsEmit = Callable[[str, str, str, str, float], None]
 """(kind, text, a figure's base64 PNG, its dark one, the font size of its smallest text in the PNG)"""
 
 
-def start(module_hint: str) -> Session:
-    """Set up Python as the worker does (matplotlib's backend, no input()); the build's session for its runs:
-    every figure in both colour schemes (the page shows the one in use) and the course's module hint."""
+def start(module_hint: str, messages: str) -> Session:
+    """Set up Python as the worker does (matplotlib's backend, no input(), the site's words from the JSON
+    ``messages``); the build's session for its runs: every figure in both colour schemes (the page shows
+    the one in use) and the course's module hint."""
     os.environ["MPLBACKEND"] = "agg"
     install_input_guard()
+    strings.use(json.loads(messages))
     return Session(schemes=SCHEMES, module_hint=module_hint)
 
 
@@ -89,5 +92,5 @@ def _verdict(exercise: dict[str, str], variant: str, number: int, session: Sessi
             setup_file=f"<exercise {number} setup>",
             code_file=f"<exercise {number} {variant}>",
         )
-    raised = {SETUP_RAISED: "setup", CODE_RAISED: variant}.get(result.message, "")
+    raised = {"setup": "setup", "code": variant}.get(result.stage, "")
     return {"passed": result.passed, "message": result.message, "raised": raised, "error": "\n".join(errors)}

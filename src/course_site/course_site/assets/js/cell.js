@@ -33,7 +33,8 @@ import { CellInputs } from "./inputs.js";
 import { undefinedName } from "./page_cells.js";
 import { MessageType } from "./protocol.js";
 import { CellOutput } from "./cell_output.js";
-import { CellStatus, FRESH_PYTHON, crashText, formatDuration, loadingText, progressText } from "./cell_status.js";
+import { CellStatus, bootText, crashText, formatDuration, freshPython, progressText, waitingText } from "./cell_status.js";
+import { formatList, t, tParts } from "./strings.js";
 import { el } from "./element.js";
 import names from "./dom_names.js";
 
@@ -140,13 +141,12 @@ export class Cell {
       return;
     }
     if (this.changedNotice) return;
-    const restore = el("button", { type: "button", class: `${CELL.button} ${CELL.restore}`, text: "Restore my edit" });
+    const restore = el("button", { type: "button", class: `${CELL.button} ${CELL.restore}`, text: t("cell.restore_edit") });
     restore.addEventListener("click", () => this.restoreEarlierEdit());
     this.changedNotice = el(
       "p",
       { class: CELL.changed },
-      "The lesson's code of this cell changed since you edited it: it shows the new code. ",
-      restore,
+      ...tParts("cell.code_changed", { button: restore }),
     );
     this.toolbar.before(this.changedNotice);
   }
@@ -193,7 +193,7 @@ export class Cell {
     if (template) {
       this.out.showVariant(template);
       if (this.kernel.state !== "ready") {
-        this.inputs.announce(`Output shown for ${this.inputs.describe()}.`);
+        this.inputs.announce(t("inputs.output_shown", { values: this.inputs.describe() }));
         return;
       }
     }
@@ -212,7 +212,7 @@ export class Cell {
       ({ host: this.editorHost, view: this.view } = makeEditor(cm, {
         doc: this.draft,
         height: parseInt(this.root.getAttribute(DATA.height), 10),
-        label: `Python code, cell ${this.index}`,
+        label: t("cell.editor_label", { cell: this.index }),
         hintId: this.hintId,
         run: () => this.run(),
         changed: (code) => this.remember(code),
@@ -288,17 +288,17 @@ export class Cell {
     const k = this.kernel;
     if (this.job) {
       if (this.job.phase === "queued" && k.state === "loading") {
-        this.status.progress(loadingText(k.progress, "Waiting for Python", "Waiting for Python to start…"), "waiting", k.progress);
+        this.status.progress(waitingText(k.progress), "waiting", k.progress);
       }
       return;
     }
     if (this.hasOwnStatus) return;
     if (k.state === "loading") {
-      this.status.progress(loadingText(k.progress, "Loading Python", "Starting Python…"), "loading", k.progress);
+      this.status.progress(bootText(k.progress), "loading", k.progress);
     } else if (k.state === "ready") {
-      this.status.set("Python is ready", "ready");
+      this.status.set(t("python.ready"), "ready");
     } else if (k.state === "failed") {
-      this.status.set("Python could not be loaded", "error");
+      this.status.set(t("python.failed"), "error");
     } else {
       this.status.set("", "idle");
     }
@@ -343,9 +343,9 @@ export class Cell {
   async copy() {
     try {
       await navigator.clipboard.writeText(this.setup.trim() ? `${this.setup.replace(/\n*$/, "\n")}${this.code}` : this.code);
-      this.status.flash("Code copied");
+      this.status.flash(t("cell.copied"));
     } catch (err) {
-      this.status.flash(`Could not copy the code (${err.message})`);
+      this.status.flash(t("cell.copy_failed", { reason: err.message }));
     }
   }
 
@@ -363,29 +363,29 @@ export class Cell {
       case "queued":
         if (msg.waitingForPython || this.kernel.state !== "ready") {
           const p = this.kernel.progress;
-          this.status.progress(loadingText(p, "Waiting for Python", "Waiting for Python to start…"), "waiting", p, true);
+          this.status.progress(waitingText(p), "waiting", p, true);
         } else {
-          this.status.set(msg.position > 1 ? `Queued (${msg.position} ahead)` : "Queued…", "queued");
+          this.status.set(msg.position > 1 ? t("run.queued_behind", { count: msg.position }) : t("run.queued"), "queued");
         }
         break;
       case MessageType.PROGRESS: {
         const label = this.packageLabel(msg.packages || []);
-        this.status.progress(progressText(`Loading ${label}`, msg.loaded, msg.total), "loading-packages", msg);
+        this.status.progress(progressText(t("run.loading_packages", { packages: label }), msg.loaded, msg.total), "loading-packages", msg);
         break;
       }
       case MessageType.STARTED:
         this.out.begin(this.job?.buffered);
         this.status.showCount(msg.count);
-        this.status.set("Running…", "running");
+        this.status.set(t("run.running"), "running");
         break;
       case "unresponsive":
-        this.status.set(`Running… Python has not answered for ${msg.seconds} s: it may be busy in one long step, or stopped. Stop restarts it.`, "running");
+        this.status.set(t("run.unresponsive", { seconds: msg.seconds }), "running");
         break;
       case "responsive":
-        this.status.set("Running…", "running");
+        this.status.set(t("run.running"), "running");
         break;
       case "lost":
-        this.out.notice(`${crashText(msg)} ${FRESH_PYTHON}`, "error", this.runAboveButton());
+        this.out.notice(`${crashText(msg)} ${freshPython()}`, "error", this.runAboveButton());
         break;
       case MessageType.ERROR:
         this.out.show(msg);
@@ -404,7 +404,7 @@ export class Cell {
     const code = `${this.setup}\n${this.code}`;
     const imported = names.filter((n) => new RegExp(`^\\s*(?:import|from)\\s+${n.replace(/[-_]/g, "[-_]")}\\b`, "m").test(code));
     const shown = imported.length ? imported : names.slice(0, 2);
-    return shown.length ? shown.join(", ") : "packages";
+    return shown.length ? formatList(shown) : t("run.packages");
   }
 
   finish(job, msg) {
@@ -419,38 +419,36 @@ export class Cell {
     const limit = this.kernel.timeLimitS;
     switch (msg.status) {
       case "ok":
-        this.status.set(`Done in ${formatDuration(msg.ms)}`, "done");
+        this.status.set(t("run.done", { duration: formatDuration(msg.ms) }), "done");
         break;
       case "error":
-        this.status.set("Error", "error");
+        this.status.set(t("run.error"), "error");
         break;
       case "stopped":
         if (msg.reason === "timeout") {
-          this.out.notice(`Stopped: this cell ran longer than the page's time limit of ${limit} s.`, "stopped");
+          this.out.notice(t("cell.time_limit", { seconds: limit }), "stopped");
         }
         if (msg.reset) {
           this.out.notice(
-            "Stopped. Python was restarted to stop this cell, so the namespace was reset: "
-            + "variables, functions and imports from cells you ran earlier are gone. "
-            + "Run those cells again before this one if it needs them. Your code is kept.",
+            t("cell.stopped_reset"),
             "stopped",
             this.runAboveButton());
         }
-        this.status.set("Stopped", "stopped");
+        this.status.set(t("run.stopped"), "stopped");
         break;
       case "cancelled":
-        this.status.set("Stopped", "stopped");
+        this.status.set(t("run.stopped"), "stopped");
         break;
       case "crashed":
-        this.out.notice(`${crashText(msg)} ${FRESH_PYTHON}`, "error", this.runAboveButton());
-        this.status.set("Error", "error");
+        this.out.notice(`${crashText(msg)} ${freshPython()}`, "error", this.runAboveButton());
+        this.status.set(t("run.error"), "error");
         break;
       case "failed":
-        this.out.notice(`Python could not be loaded: ${msg.message || "unknown error"}. Check your connection, then press Run to try again.`, "error");
-        this.status.set("Error", "error");
+        this.out.notice(t("cell.load_failed", { reason: msg.message || t("python.unknown_error") }), "error");
+        this.status.set(t("run.error"), "error");
         break;
       default:
-        this.status.set("Error", "error");
+        this.status.set(t("run.error"), "error");
     }
     const done = { status: this.root.getAttribute(DATA.status), code: job?.code ?? this.code, check: msg.check };
     if (this.status.quiet) this.inputsRunDone(done.status);
@@ -467,8 +465,8 @@ export class Cell {
     }
     this.rerun = false;
     const values = this.inputs.describe();
-    this.inputs.announce(status === "ok" ? `Output updated for ${values}.` : `The run for ${values} did not complete.`);
-    if (status !== "ok") this.status.set(status === "stopped" ? "Stopped" : "Error", status === "stopped" ? "stopped" : "error");
+    this.inputs.announce(t(status === "ok" ? "inputs.output_updated" : "inputs.run_incomplete", { values }));
+    if (status !== "ok") this.status.set(status === "stopped" ? t("run.stopped") : t("run.error"), status === "stopped" ? "stopped" : "error");
   }
 
   /* A NameError for a name that an earlier cell defines: say which, and offer to run the cells above, then this one. */
@@ -477,7 +475,7 @@ export class Cell {
     const definer = name && !this.isExercise ? this.pageCells?.definer(this, name) : null;
     if (!definer) return;
     this.out.notice(
-      [el("code", { text: name }), ` is defined in cell ${definer.index} above: run it first.`],
+      tParts("cell.defined_above", { name: el("code", { text: name }), cell: definer.index }),
       "info",
       this.runAboveButton({ andThis: true }),
     );
@@ -486,7 +484,7 @@ export class Cell {
   /* "Run the cells above": the page's earlier cells in order (then this one, `andThis`); none above: null. */
   runAboveButton({ andThis = false } = {}) {
     if (this.isExercise || !this.pageCells?.above(this).length) return null;
-    const button = el("button", { type: "button", class: `${CELL.button} ${CELL.above}`, text: "Run the cells above" });
+    const button = el("button", { type: "button", class: `${CELL.button} ${CELL.above}`, text: t("cell.run_above") });
     button.addEventListener("click", () => this.pageCells.runAbove(this, { andThis }));
     return button;
   }

@@ -3,6 +3,7 @@
  * lines with a hanging indent, and the accessible name and hint that the cell gives it. */
 import names from "./dom_names.js";
 import { el } from "./element.js";
+import { editorPhrases } from "./strings.js";
 
 const CELL = names.cell;
 const MAX_FIT_LINES = 30; // an editor without a height of its own grows to this many lines, then scrolls
@@ -55,6 +56,7 @@ export function makeEditor(cm, { doc, height, label, hintId, run, changed, compl
         complete,
         indentUnit.of("    "),
         EditorState.tabSize.of(4),
+        EditorState.phrases.of(editorPhrases()), // CodeMirror's own words (screen readers), in the page's language
         EditorView.lineWrapping, // no code is hidden at any width…
         hangingIndent, // …and a continuation starts under its line's indent (course.css)
         keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),

@@ -3,7 +3,7 @@
  * whole, and the build's pre-rendered output.  Python's text only reaches the page as text nodes,
  * through ansi.js (terminal colours and "\r" as in Jupyter's output area). */
 import { appendSegments, render, TerminalOutput } from "./ansi.js";
-import { formatMB } from "./cell_status.js";
+import { formatMegabytes, t } from "./strings.js";
 import names from "./dom_names.js";
 import { el } from "./element.js";
 import { MessageType } from "./protocol.js";
@@ -51,11 +51,11 @@ export class CellOutput {
         return true;
       case MessageType.CAPPED:
         this.flush();
-        this.notice(`Output limit reached (${msg.maxLines} lines or ${Math.round(msg.maxChars / 1000)} kB per run); the rest is dropped.`);
+        this.notice(t("output.capped", { lines: msg.maxLines, kilobytes: Math.round(msg.maxChars / 1000) }));
         return true;
       case MessageType.DROPPED:
         this.flush();
-        this.notice(`… ${msg.lines.toLocaleString("en")} line${msg.lines === 1 ? "" : "s"} dropped (${formatMB(msg.chars)} MB of output not shown).`, "dropped");
+        this.notice(t("output.dropped", { count: msg.lines, size: formatMegabytes(msg.chars) }), "dropped");
         return true;
       default:
         return false;
@@ -148,7 +148,7 @@ export class CellOutput {
     this.objectURLs.push(url);
     // data-scheme: the colour scheme it was drawn in (course.css re-styles it if the palette switches)
     const img = el("img", {
-      src: url, alt: alt || `Figure ${this.figureCount}`, "data-scheme": scheme || "default", "data-text-px": String(textPx ?? ""),
+      src: url, alt: alt || t("figure.alt", { number: this.figureCount }), "data-scheme": scheme || "default", "data-text-px": String(textPx ?? ""),
       ...pngSize(png), // its room is kept before it decodes, so nothing below it moves then (as the build's figures)
     });
     this.node.append(el("figure", { class: `${CELL.out} ${CELL.out}--figure` }, img));

@@ -2,38 +2,56 @@
  * texts it shows: the loading progress, a run's duration, why Python died.  The cell's data-state
  * follows what the status says (idle, loading, ready, waiting, queued, running, done, error, stopped). */
 import names from "./dom_names.js";
+import { formatDecimal, formatMegabytes, language, t } from "./strings.js";
 
 const DATA = names.cellData;
 const STATUS_PROGRESS_MS = 250; // progress text changes at most this often (aria-busy meanwhile)
 const COPIED_MS = 2000; // how long a flashed status (the code was copied) shows
 
+/** `bytes` in megabytes with one decimal, a bare number in the page's language ("8.8", "8,8"). */
 export function formatMB(bytes) {
-  return (bytes / 1e6).toFixed(1);
+  return formatDecimal(bytes / 1e6, 1);
 }
 
+/** A run's duration: milliseconds under 10 s, else seconds with one decimal ("170 ms", "12.3 s"). */
 export function formatDuration(ms) {
-  return ms < 10000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+  return ms < 10000 ? t("duration.ms", { ms: Math.round(ms) }) : t("duration.s", { s: formatDecimal(ms / 1000, 1) });
 }
 
-export function progressText(prefix, loaded, total) {
-  if (total > 0) return `${prefix}… ${formatMB(Math.min(loaded, total))} / ${formatMB(total)} MB`;
-  if (loaded > 0) return `${prefix}… ${formatMB(loaded)} MB`;
-  return `${prefix}…`;
+/** "Loading numpy… 1.5 / 3.0 MB": `what` (a message) and the bytes in so far, of `total` when known. */
+export function progressText(what, loaded, total) {
+  if (total > 0) return t("progress.of", { what, loaded: formatMB(Math.min(loaded, total)), total: formatMegabytes(total) });
+  if (loaded > 0) return t("progress.bytes", { what, loaded: formatMegabytes(loaded) });
+  return t("progress.none", { what });
 }
 
-/** Byte progress while downloading; `done` once every byte is in (compiling, booting). */
-export function loadingText(p, prefix, done) {
-  return p.total > 0 && p.loaded >= p.total ? done : progressText(prefix, p.loaded, p.total);
+/** Byte progress while downloading (`what`, a message); `done` once every byte is in (compiling, booting). */
+export function loadingText(p, what, done) {
+  return p.total > 0 && p.loaded >= p.total ? done : progressText(what, p.loaded, p.total);
+}
+
+/** "Waiting for Python…" with its bytes, while another cell's run starts Python. */
+export function waitingText(p) {
+  return loadingText(p, t("python.waiting"), t("python.waiting_start"));
+}
+
+/** "Loading Python…" with its bytes, then "Starting Python…". */
+export function bootText(p) {
+  return loadingText(p, t("python.loading"), t("python.starting"));
 }
 
 /* One sentence on why Python died (kernel.js crash details). */
 export function crashText(msg) {
-  if (msg.cause === "exit") return `Python exited with status ${msg.exitStatus ?? "unknown"}.`;
-  if (msg.cause === "memory") return "Python ran out of memory and stopped.";
-  if (msg.cause === "silent") return "Python stopped answering, probably because the browser ended it to free memory.";
-  return `Python stopped working (${msg.message || "the worker crashed"}).`;
+  if (msg.cause === "exit") return t("crash.exit", { status: msg.exitStatus ?? t("crash.unknown_status") });
+  if (msg.cause === "memory") return t("crash.memory");
+  if (msg.cause === "silent") return t("crash.silent");
+  return t("crash.other", { reason: msg.message || t("crash.worker") });
 }
-export const FRESH_PYTHON = "A fresh Python starts for the next Run; the namespace was reset, so run earlier cells again if this one needs them.";
+
+/** The sentence after a crash: the next Run starts a fresh Python. */
+export function freshPython() {
+  return t("crash.fresh_python");
+}
 
 export class CellStatus {
   /** @param {HTMLElement} root the cell; `node`, `progressBar`, `countNode`: its status, progress and count */
@@ -76,9 +94,9 @@ export class CellStatus {
 
   /** Jupyter's execution count and the time of the run: which run the output is from. */
   showCount(count) {
-    const time = new Date().toLocaleTimeString("en-GB", { hour12: false });
+    const time = new Date().toLocaleTimeString(language(), { hour12: false });
     this.countNode.textContent = `[${count}] ${time}`;
-    this.countNode.title = `Run ${count} since Python started, at ${time}`;
+    this.countNode.title = t("cell.count_title", { count, time });
     this.countNode.hidden = false;
   }
 

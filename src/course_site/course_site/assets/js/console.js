@@ -22,7 +22,8 @@
 import { completion } from "./complete.js";
 import { loadCodeMirror } from "./cell_editor.js";
 import { CellOutput } from "./cell_output.js";
-import { loadingText } from "./cell_status.js";
+import { bootText } from "./cell_status.js";
+import { editorPhrases, t } from "./strings.js";
 import { ConsoleHistory } from "./console_history.js";
 import { ConsoleSession } from "./console_session.js";
 import { el } from "./element.js";
@@ -88,22 +89,21 @@ export class PythonConsole {
   build() {
     const hintId = `${ID}-hint`;
     this.statusText = el("span", { class: `${C}__status` });
-    this.stopButton = el("button", { type: "button", class: `course-cell__button ${C}__stop`, text: "Stop", disabled: true });
-    this.clearButton = el("button", { type: "button", class: `course-cell__button ${C}__clear`, text: "Clear", title: "Clear the console (Ctrl+L)" });
-    this.closeButton = el("button", { type: "button", class: `course-cell__button ${C}__close`, text: "Close", title: "Close the console (Escape)" });
-    this.log = el("div", { class: `${C}__log`, role: "log", "aria-live": "polite", "aria-label": "Console output", tabindex: "0" });
+    this.stopButton = el("button", { type: "button", class: `course-cell__button ${C}__stop`, text: t("console.stop"), disabled: true });
+    this.clearButton = el("button", { type: "button", class: `course-cell__button ${C}__clear`, text: t("console.clear"), title: t("console.clear_title") });
+    this.closeButton = el("button", { type: "button", class: `course-cell__button ${C}__close`, text: t("console.close"), title: t("console.close_title") });
+    this.log = el("div", { class: `${C}__log`, role: "log", "aria-live": "polite", "aria-label": t("console.output"), tabindex: "0" });
     this.inputHost = el("div", { class: `${C}__input` });
-    this.runButton = el("button", { type: "button", class: `course-cell__button ${C}__run`, text: "Run", "aria-label": "Run the statement" });
+    this.runButton = el("button", { type: "button", class: `course-cell__button ${C}__run`, text: t("console.run"), "aria-label": t("console.run_label") });
     this.hint = el("p", {
       id: hintId, class: "course-visually-hidden",
-      text: "Enter runs the statement, or adds a line while it is unfinished; Shift+Enter adds a line; "
-        + "Up and Down go through your earlier statements; Ctrl+L clears the console; Escape closes it.",
+      text: t("console.keys"),
     });
     this.hintId = hintId;
     this.root = el(
       "section",
-      { id: ID, class: C, role: "region", "aria-label": "Python console", "data-state": "idle", hidden: true },
-      el("div", { class: `${C}__bar` }, el("p", { class: `${C}__title`, text: "Python console" }), this.statusText, this.stopButton, this.clearButton, this.closeButton),
+      { id: ID, class: C, role: "region", "aria-label": t("console.name"), "data-state": "idle", hidden: true },
+      el("div", { class: `${C}__bar` }, el("p", { class: `${C}__title`, text: t("console.name") }), this.statusText, this.stopButton, this.clearButton, this.closeButton),
       this.log,
       el("div", { class: `${C}__prompt-row` }, this.inputHost, this.runButton),
       this.hint,
@@ -133,8 +133,8 @@ export class PythonConsole {
   /* The header's "Python console" button (Material's header; elsewhere a button at the window's corner). */
   makeToggle() {
     const button = el("button", {
-      type: "button", class: "md-header__button md-icon course-console-toggle", "aria-label": "Python console",
-      title: "Python console (Ctrl+`)", "aria-expanded": "false", "aria-controls": ID, "aria-keyshortcuts": "Control+`",
+      type: "button", class: "md-header__button md-icon course-console-toggle", "aria-label": t("console.name"),
+      title: t("console.toggle_title"), "aria-expanded": "false", "aria-controls": ID, "aria-keyshortcuts": "Control+`",
     }, icon());
     button.addEventListener("click", () => this.toggle());
     const header = document.querySelector(".md-header__inner");
@@ -218,10 +218,11 @@ export class PythonConsole {
           completion(cm, { kernel: this.kernel, setup: "" }),
           indentUnit.of("    "),
           EditorState.tabSize.of(4),
+          EditorState.phrases.of(editorPhrases()), // CodeMirror's own words (screen readers), in the page's language
           EditorView.lineWrapping,
           hangingIndent,
           keymap.of([...defaultKeymap, ...historyKeymap]), // no Tab binding: Tab leaves the input
-          EditorView.contentAttributes.of({ "aria-label": "Python console input", "aria-describedby": this.hintId, tabindex: "0" }),
+          EditorView.contentAttributes.of({ "aria-label": t("console.input"), "aria-describedby": this.hintId, tabindex: "0" }),
           EditorView.updateListener.of((update) => {
             if (update.docChanged) this.history.edit(update.state.doc.toString());
           }),
@@ -325,9 +326,9 @@ export class PythonConsole {
   showKernelState() {
     if (this.session.busy) return;
     const k = this.kernel;
-    if (k.state === "loading") this.status(loadingText(k.progress, "Loading Python", "Starting Python…"), "loading");
-    else if (k.state === "ready") this.status("Python is ready", "ready");
-    else if (k.state === "failed") this.status("Python could not be loaded", "error");
+    if (k.state === "loading") this.status(bootText(k.progress), "loading");
+    else if (k.state === "ready") this.status(t("python.ready"), "ready");
+    else if (k.state === "failed") this.status(t("python.failed"), "error");
     else this.status("", "idle");
   }
 

@@ -12,7 +12,8 @@
  * The view: {echo(source) -> a CellOutput for the statement's output, needMore(), settled(status),
  * status(text, state)}.
  */
-import { FRESH_PYTHON, crashText, formatDuration, loadingText, progressText } from "./cell_status.js";
+import { crashText, formatDuration, freshPython, progressText, waitingText } from "./cell_status.js";
+import { formatList, t } from "./strings.js";
 import { MessageType } from "./protocol.js";
 
 /* The statement's state once it has ended, from the kernel's run status (as a cell's data-status). */
@@ -25,9 +26,10 @@ export function statementCode(source) {
   return asked ? `help(${asked[1]})` : source;
 }
 
-export const RESET_NOTICE =
-  "Stopped. Python was restarted to stop this statement, so the namespace was reset: "
-  + "variables, functions and imports from the cells and the console are gone.";
+/** The notice after a Stop that restarted Python. */
+export function resetNotice() {
+  return t("console.stopped_reset");
+}
 
 export class ConsoleSession {
   /** @param {import("./kernel.js").Kernel} kernel the page's kernel */
@@ -86,19 +88,21 @@ export class ConsoleSession {
     const out = entry.out;
     switch (msg.type) {
       case MessageType.PROGRESS:
-        this.view.status(progressText(`Loading ${(msg.packages || []).slice(0, 2).join(", ") || "packages"}`, msg.loaded, msg.total), "loading-packages");
+        const shown = (msg.packages || []).slice(0, 2);
+        const what = t("run.loading_packages", { packages: shown.length ? formatList(shown) : t("run.packages") });
+        this.view.status(progressText(what, msg.loaded, msg.total), "loading-packages");
         break;
       case MessageType.STARTED:
-        this.view.status("Running…", "running");
+        this.view.status(t("run.running"), "running");
         break;
       case "unresponsive":
-        this.view.status(`Running… Python has not answered for ${msg.seconds} s. Stop restarts it.`, "running");
+        this.view.status(t("console.unresponsive", { seconds: msg.seconds }), "running");
         break;
       case "responsive":
-        this.view.status("Running…", "running");
+        this.view.status(t("run.running"), "running");
         break;
       case "lost": // Python died after this statement, while idle
-        out.notice(`${crashText(msg)} ${FRESH_PYTHON}`, "error");
+        out.notice(`${crashText(msg)} ${freshPython()}`, "error");
         break;
       case MessageType.DONE:
         this.finish(out, msg);
@@ -110,9 +114,9 @@ export class ConsoleSession {
 
   showQueued(msg) {
     if (msg.waitingForPython || this.kernel.state !== "ready") {
-      this.view.status(loadingText(this.kernel.progress, "Waiting for Python", "Waiting for Python to start…"), "waiting");
+      this.view.status(waitingText(this.kernel.progress), "waiting");
     } else {
-      this.view.status(msg.position > 1 ? `Queued (${msg.position} ahead)` : "Queued…", "queued");
+      this.view.status(msg.position > 1 ? t("run.queued_behind", { count: msg.position }) : t("run.queued"), "queued");
     }
   }
 
@@ -122,23 +126,23 @@ export class ConsoleSession {
     const state = FINAL_STATUS[msg.status] || "error";
     switch (msg.status) {
       case "ok":
-        this.view.status(`Done in ${formatDuration(msg.ms)}`, "done");
+        this.view.status(t("run.done", { duration: formatDuration(msg.ms) }), "done");
         break;
       case "stopped":
-        if (msg.reason === "timeout") out.notice(`Stopped: this statement ran longer than the page's time limit of ${this.kernel.timeLimitS} s.`, "stopped");
-        if (msg.reset) out.notice(RESET_NOTICE, "stopped");
-        this.view.status("Stopped", "stopped");
+        if (msg.reason === "timeout") out.notice(t("console.time_limit", { seconds: this.kernel.timeLimitS }), "stopped");
+        if (msg.reset) out.notice(resetNotice(), "stopped");
+        this.view.status(t("run.stopped"), "stopped");
         break;
       case "crashed":
-        out.notice(`${crashText(msg)} ${FRESH_PYTHON}`, "error");
-        this.view.status("Error", "error");
+        out.notice(`${crashText(msg)} ${freshPython()}`, "error");
+        this.view.status(t("run.error"), "error");
         break;
       case "failed":
-        out.notice(`Python could not be loaded: ${msg.message || "unknown error"}. Check your connection, then press ↑ and Enter to try again.`, "error");
-        this.view.status("Error", "error");
+        out.notice(t("console.load_failed", { reason: msg.message || t("python.unknown_error") }), "error");
+        this.view.status(t("run.error"), "error");
         break;
       default:
-        this.view.status("Error", "error");
+        this.view.status(t("run.error"), "error");
     }
     this.view.settled(state);
   }

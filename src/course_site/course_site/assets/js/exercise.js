@@ -7,6 +7,8 @@
  * is disabled, full or throws only means the state is not kept.
  */
 
+import { t } from "./strings.js";
+
 const SOLVED_PREFIX = "course-exercise-solved:";
 
 /**
@@ -32,8 +34,6 @@ const SOLVED_PREFIX = "course-exercise-solved:";
  *   replace the editor's code (as if the learner had typed it; Reset still restores the starter)
  */
 
-const STOPPED = "The run was stopped before the checks ran.";
-const NOT_CHECKED = "Your code did not finish, so the checks did not run.";
 
 /** The localStorage key of an exercise's solved state. */
 export function solvedKey(id) {
@@ -83,9 +83,8 @@ export const SOLVED_EVENT = "course-exercise-solved";
  */
 export function showProgress(element, storage = localStore()) {
   const ids = JSON.parse(element.dataset.exerciseIds);
-  const noun = ids.length === 1 ? "exercise" : "exercises";
   const count = element.querySelector(".course-progress__count") ?? element; // after its label
-  count.textContent = `${countSolved(ids, storage)} of ${ids.length} ${noun} solved`;
+  count.textContent = t("exercise.count", { solved: countSolved(ids, storage), count: ids.length });
   element.hidden = false;
 }
 
@@ -104,9 +103,9 @@ function showMessage(element, message) {
 
 /** The verdict to show after a run: [check state, sentence]. */
 function verdict(outcome) {
-  if (outcome.status === "stopped") return ["fail", STOPPED];
+  if (outcome.status === "stopped") return ["fail", t("exercise.stopped")];
   if (outcome.check) return [outcome.check.passed ? "pass" : "fail", outcome.check.message];
-  return ["fail", NOT_CHECKED];
+  return ["fail", t("exercise.not_checked")];
 }
 
 /**
@@ -151,16 +150,16 @@ function enhanceHints(root) {
   count.id ||= `${root.id}-hint-count`;
   button.setAttribute("aria-describedby", count.id);
   let shown = 0;
-  count.textContent = `1 of ${hints.length}`;
+  count.textContent = t("exercise.hint_next", { number: 1, count: hints.length });
   button.addEventListener("click", () => {
     if (shown === hints.length) return;
     const hint = hints[shown++];
     hint.hidden = false;
     hint.open = true;
     if (shown < hints.length) {
-      count.textContent = `${shown + 1} of ${hints.length}`;
+      count.textContent = t("exercise.hint_next", { number: shown + 1, count: hints.length });
     } else {
-      count.textContent = `all ${hints.length} shown`;
+      count.textContent = t("exercise.hints_all", { count: hints.length });
       button.setAttribute("aria-disabled", "true");
     }
   });

@@ -16,6 +16,7 @@
  * run takes the latest values), and tells the cell (cell.js) of every change.
  */
 import names from "./dom_names.js";
+import { t } from "./strings.js";
 
 const INPUTS = names.inputs;
 
@@ -94,11 +95,11 @@ export class CellInputs extends EventTarget {
 
   /** `pos = 12, method = yarn`: the values, as the announcement says them. */
   describe() {
-    return this.specs.map((spec, i) => `${spec.label || spec.name}: ${this.text(spec, this.positions[i])}`).join(", ");
+    return this.specs.map((spec, i) => t("inputs.value", { name: spec.label || spec.name, value: this.text(spec, this.positions[i]) })).join(", ");
   }
 
   text(spec, position) {
-    if (spec.kind === "checkbox") return position ? "on" : "off";
+    if (spec.kind === "checkbox") return t(position ? "inputs.on" : "inputs.off");
     if (spec.kind === "select") return spec.choices[position];
     return String(sliderValue(spec, position));
   }

@@ -26,6 +26,7 @@
  */
 import { LIVENESS, MessageType } from "./protocol.js";
 import { pageScheme } from "./scheme.js";
+import { catalogue, t } from "./strings.js";
 
 const STOP_GRACE_MS = 2000;
 /* Python took the interrupt (the worker clears the shared flag as Python reads it: worker/signals.js), but the run has
@@ -87,7 +88,7 @@ export class Kernel extends EventTarget {
     try {
       worker ??= new Worker(this.options.workerURL, { name: "course-python" });
     } catch (err) {
-      this.fail(`the Python worker could not start (${err.message})`);
+      this.fail(t("worker.not_started", { reason: err.message }));
       return;
     }
     this.worker = worker;
@@ -101,7 +102,9 @@ export class Kernel extends EventTarget {
       event.preventDefault?.();
       this.crash(worker, { cause: "crash", message: event.message || this.silentError() });
     };
-    worker.onmessageerror = () => this.crash(worker, { cause: "crash", message: "a message from the Python worker could not be read" });
+    worker.onmessageerror = () => this.crash(worker, { cause: "crash", message: t("worker.unreadable") });
+    // The worker's words to the learner (its errors, Python's verdicts) in the page's language.
+    worker.postMessage({ type: MessageType.STRINGS, catalogue: catalogue() });
     if (this.isolated) {
       const buffer = new SharedArrayBuffer(4);
       this.interruptView = new Int32Array(buffer);
@@ -234,7 +237,7 @@ export class Kernel extends EventTarget {
     const silence = now - this.lastSign;
     const job = this.current;
     if (!job && silence > LIVENESS.idleSilenceMs) {
-      this.crash(this.worker, { cause: "silent", message: "the Python worker stopped answering" });
+      this.crash(this.worker, { cause: "silent", message: t("worker.silent") });
     } else if (job && !job.unresponsive && silence > LIVENESS.runSilenceMs) {
       job.unresponsive = true;
       job.onEvent({ type: "unresponsive", seconds: Math.round(silence / 1000) });
@@ -279,7 +282,7 @@ export class Kernel extends EventTarget {
     const seconds = Math.round(LIVENESS.startSilenceMs / 1000);
     if (this.silentStarts >= 1) {
       this.silentStarts = 0;
-      this.fail(`the Python worker's script ${this.workerPath()} did not arrive in ${seconds} s`);
+      this.fail(t("worker.script_late", { path: this.workerPath(), seconds }));
       return;
     }
     this.silentStarts = 1;
@@ -300,8 +303,8 @@ export class Kernel extends EventTarget {
   /* Why the worker ended with an error event that says nothing: its own script did not load when it
    * never spoke (a browser gives such an event no message), else it stopped. */
   silentError() {
-    if (this.heard) return "the Python worker stopped unexpectedly";
-    return `the Python worker's script ${this.workerPath()} could not be loaded`;
+    if (this.heard) return t("worker.stopped");
+    return t("worker.script_failed", { path: this.workerPath() });
   }
 
   onMessage(worker, msg) {

@@ -10,6 +10,7 @@
  * Text nodes only. Without JavaScript, or without storage, the sidebar shows no count.
  */
 import { SOLVED_EVENT, countSolved } from "./exercise.js";
+import { t } from "./strings.js";
 
 const DATA_ID = "course-exercises";
 const BADGE = "course-nav-progress";
@@ -44,8 +45,8 @@ export function showNavProgress(doc = document) {
     if (!ids) continue;
     const solved = countSolved(ids);
     const [shown, name] = badgeOf(link).children;
-    shown.textContent = `${solved} / ${ids.length}`;
-    name.textContent = `: ${solved} of ${ids.length} exercises solved`;
+    shown.textContent = t("progress.badge", { solved, count: ids.length });
+    name.textContent = t("progress.badge_name", { solved, count: ids.length });
   }
 }
 

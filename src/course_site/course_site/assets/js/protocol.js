@@ -8,6 +8,7 @@
 /** Every message between the page and the Python worker. */
 export const MessageType = Object.freeze({
   // page -> worker
+  STRINGS: "strings",
   INTERRUPT_BUFFER: "interrupt-buffer",
   RUN: "run",
   CANCEL: "cancel",

@@ -16,6 +16,7 @@
  */
 import names from "./dom_names.js";
 import { QuizAnswer } from "./quiz_answers.js";
+import { t } from "./strings.js";
 
 const QUIZ = names.quiz;
 const DATA = names.quizData;
@@ -41,7 +42,7 @@ function show(form, input) {
   mark.setAttribute("aria-hidden", "true");
   mark.textContent = correct ? "✓" : "✗";
   const word = document.createElement("strong");
-  word.textContent = correct ? "Correct." : "Not quite.";
+  word.textContent = t(correct ? "quiz.correct" : "quiz.incorrect");
   verdict.append(mark, " ", word);
   const why = document.createElement("div");
   why.className = QUIZ.why;

@@ -14,6 +14,7 @@ import { bootPyodide, dropSnapshot, keptSnapshot, missingStorage } from "./snaps
 import { watchInstalls } from "./package_files.js";
 import { postProgress, progress, setDownloadBytes } from "./progress.js";
 import { flushStream, host, openRunId, writeStream } from "./output.js";
+import { learnerError } from "../strings.js";
 
 const HOST_MODULE = "_course_host";
 const PYTHON_DIR = "/home/pyodide/.course";
@@ -24,7 +25,7 @@ export async function readSettings(url, responsePromise) {
   const response = await responsePromise.catch((err) => {
     throw downloadError(url.href, err);
   });
-  if (!response.ok) throw new Error(`could not load ${url.pathname}: HTTP ${response.status}`);
+  if (!response.ok) throw learnerError("download.http", { path: url.pathname, status: response.status });
   return response.json();
 }
 
@@ -62,7 +63,7 @@ export function workerSettings(file, fileURL) {
 
 async function fetchText(url) {
   const response = await fetchDirect(url);
-  if (!response.ok) throw new Error(`could not load ${url}: HTTP ${response.status}`);
+  if (!response.ok) throw learnerError("download.http", { path: new URL(url).pathname, status: response.status });
   return response.text();
 }
 
@@ -70,7 +71,7 @@ async function fetchText(url) {
  * than after Python has booted, which is when loadPyodide would fetch them. */
 function readLock(lockFileURL) {
   const lockText = fetchOrKept(lockFileURL).then(countBody).then((r) => {
-    if (!r.ok) throw new Error(`could not load ${lockFileURL}: HTTP ${r.status}`);
+    if (!r.ok) throw learnerError("download.http", { path: new URL(lockFileURL).pathname, status: r.status });
     return r.text();
   });
   provide(lockFileURL, lockText.then((text) => new Response(text, {
@@ -227,7 +228,7 @@ function importPreloaded(pyodide, name) {
   } catch (err) {
     const lines = String(err && err.message ? err.message : err).trim().split("\n");
     const why = lines.filter((line) => /^\w+(Error|Exception)\b/.test(line)).pop() ?? lines.pop();
-    throw new Error(`the package ${name} could not be loaded (${why})`);
+    throw learnerError("download.package_failed", { name, reason: why });
   }
 }
 

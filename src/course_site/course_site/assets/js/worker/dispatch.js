@@ -7,8 +7,13 @@ import { packageSizes, postProgress, progress } from "./progress.js";
 import { abandonRun, closeRun, flushStream, isOpen, openRun } from "./output.js";
 import { clearStopRequest, signals, startHeartbeat, useStopRequest } from "./signals.js";
 import { requestCompletion } from "./complete.js";
+import { catalogue, learnerError, messageOf, t, useCatalogue } from "../strings.js";
 
 let python = null; // {pyodide, bridge, snapshot, importPackages, moduleHint} once booted
+let catalogueArrived;
+const catalogueCame = new Promise((resolve) => {
+  catalogueArrived = resolve; // the page's strings (the kernel sends them first)
+});
 let warmedMatplotlib = false;
 const cancelled = new Set(); // run ids dropped while their packages loaded
 const scanned = new Set(); // sources whose imports are loaded: Run again does not parse them again
@@ -48,7 +53,7 @@ async function loadPackages(msg) {
 /* Pyodide's loader reports a wheel it could not download only to errorCallback: name it in an error. */
 function failIfMissing(names) {
   const missing = names.filter((name) => !python.pyodide.loadedPackages[name]);
-  if (missing.length) throw new Error(`could not download ${missing.join(", ")}`);
+  if (missing.length) throw learnerError("download.packages", { packages: missing.join(", ") });
 }
 
 /** Run one cell or console statement (a "run" message): its packages, then its code; ends with "done". */
@@ -75,11 +80,8 @@ async function run(msg) {
       // A wheel that could not be downloaded (offline?) is this run's error,
       // not a broken Python: say so and keep the worker.
       progress.id = null;
-      const why = String(err && err.message ? err.message : err).split("\n")[0];
-      self.postMessage({
-        type: MessageType.ERROR, id: msg.id,
-        text: `Could not load the packages this cell imports: ${why}\nCheck your connection and run the cell again.\n`,
-      });
+      const why = messageOf(err).split("\n")[0];
+      self.postMessage({ type: MessageType.ERROR, id: msg.id, text: `${t("run.packages_failed", { reason: why })}\n` });
       return;
     }
     progress.id = null;
@@ -162,6 +164,7 @@ async function boot(settingsURL, settingsResponse, keptSnapshot) {
   const { pyodide, bridge, snapshot } = await startPython(settings, keptSnapshot);
   pyodide.setInterruptBuffer(signals);
   python = { pyodide, bridge, snapshot, importPackages: pyodide.toPy(settings.importPackages), moduleHint: settings.moduleHint };
+  if (Object.keys(catalogue().messages).length) bridge.use_strings(JSON.stringify(catalogue().messages)); // else when they come
 }
 
 let queue = null; // runs wait here behind the boot and each other
@@ -174,10 +177,11 @@ let queue = null; // runs wait here behind the boot and each other
 export function start(settingsURL, settingsResponse, early, keptSnapshot) {
   queue = boot(settingsURL, settingsResponse, keptSnapshot).then(
     () => self.postMessage({ type: MessageType.READY, version: python.pyodide.version }),
-    (err) => {
-      // The page shows the message and never sends a run to this worker.
+    async (err) => {
+      // The page shows the message (in its words, once they came) and never sends a run to this worker.
       console.error("course worker: Python could not start", err);
-      self.postMessage({ type: MessageType.INIT_ERROR, message: String(err && err.message ? err.message : err).split("\n")[0] });
+      await catalogueCame;
+      self.postMessage({ type: MessageType.INIT_ERROR, message: messageOf(err).split("\n")[0] });
     },
   );
   self.onmessage = (event) => receive(event.data);
@@ -186,7 +190,11 @@ export function start(settingsURL, settingsResponse, early, keptSnapshot) {
 }
 
 function receive(msg) {
-  if (msg.type === MessageType.INTERRUPT_BUFFER) {
+  if (msg.type === MessageType.STRINGS) {
+    useCatalogue(msg.catalogue);
+    python?.bridge.use_strings(JSON.stringify(msg.catalogue.messages)); // else once Python is up (boot)
+    catalogueArrived();
+  } else if (msg.type === MessageType.INTERRUPT_BUFFER) {
     useStopRequest(new Int32Array(msg.buffer));
   } else if (msg.type === MessageType.PREFETCH) {
     prefetchWheels(msg.packages || []);

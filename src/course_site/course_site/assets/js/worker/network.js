@@ -8,6 +8,7 @@
  */
 import { OFFICIAL_STDLIB, offlineCacheFor } from "../cache_policy.js";
 import { packageSizes, postProgress, progress } from "./progress.js";
+import { keyed } from "../strings.js";
 
 /** The browser's fetch, for what is neither counted nor kept (the Python files). */
 export const fetchDirect = self.fetch.bind(self);
@@ -70,12 +71,11 @@ export function downloadError(url, err) {
   const path = new URL(url).pathname;
   const why = String(err && err.message ? err.message : err);
   if (why.includes(path)) return err;
-  const message = `could not load ${path} (${why})`;
   const named = err instanceof DOMException
-    ? new DOMException(message, err.name)
-    : new (err instanceof TypeError ? TypeError : Error)(message);
+    ? new DOMException("", err.name)
+    : new (err instanceof TypeError ? TypeError : Error)("");
   named.cause = err;
-  return named;
+  return keyed(named, "download.failed", { path, reason: why });
 }
 
 /* The browser's own words for `err` (a downloadError's cause), for a message that names the file itself. */
