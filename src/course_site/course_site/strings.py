@@ -118,14 +118,13 @@ class Strings:
 
     def megabytes(self, size: float) -> str:
         """A size in megabytes, one decimal, as the language writes it (``8.8 MB``, ``8,8 Mo``)."""
-        return format_unit(round(size, 1), "digital-megabyte", length="short", locale=_locale(self.language))
+        return format_unit(size, "digital-megabyte", length="short", format="#,##0.0", locale=_locale(self.language))
 
     def page_json(self) -> str:
         """The catalogue for the page's scripts (strings.js): ``{"lang": …, "messages": {…}}``, safe inside
         a ``<script type="application/json">`` (no ``</`` in it)."""
-        text = json.dumps(
-            {"lang": self.language, "messages": dict(self.messages)}, ensure_ascii=False, separators=(",", ":")
-        )
+        messages = {key: text for key, text in self.messages.items() if not key.startswith(BUILD_ONLY)}
+        text = json.dumps({"lang": self.language, "messages": messages}, ensure_ascii=False, separators=(",", ":"))
         return text.replace("</", "<\\/")
 
 
