@@ -20,7 +20,8 @@ import numpy as np
 import pytest
 
 from course_site.lesson_page import LessonBlocks
-from course_site.notebook import LINK_TEXT, Source, lesson_notebook
+from course_site.notebook import Source, lesson_notebook
+from course_site.strings import s
 
 matplotlib.use("agg")
 PASSED = "All checks passed."
@@ -40,7 +41,7 @@ def lesson_pages(site: Path) -> list[Path]:
 
 def notebook_of(page: Path) -> nbformat.NotebookNode:
     found = LINK.search(page.read_text())
-    assert found and found["text"] == LINK_TEXT, f"{page}: no link {LINK_TEXT!r}"
+    assert found and found["text"] == s("notebook.link"), f"{page}: no link {s('notebook.link')!r}"
     notebook = nbformat.read(page.parent / found["href"], as_version=4)
     nbformat.validate(notebook)
     return notebook

@@ -316,9 +316,9 @@ def _outputs(outputs: list[Output], count: int | None) -> Iterator[nbformat.Note
 def _checker_cell() -> nbformat.NotebookNode:
     """The page's exercise checker and ``check_exercise``, the function each check cell calls."""
     intro = f"# {s('notebook.checker')}\n"
-    return v4.new_code_cell(
-        intro + _checker_words() + CHECKER.read_text().rstrip() + "\n\n" + CHECKER_CELL.strip() + "\n"
-    )
+    # After the checker's own text, whose `from __future__` import must come first.
+    checker = CHECKER.read_text().rstrip()
+    return v4.new_code_cell(intro + checker + "\n\n" + _checker_words() + CHECKER_CELL.strip() + "\n")
 
 
 def _checker_words() -> str:
@@ -332,7 +332,7 @@ def _checker_words() -> str:
 def _exercise_cells(exercise: Exercise, number: int, source: Source) -> list[nbformat.NotebookNode]:
     """The task, the starter cell and the check cell of one exercise."""
     check = (
-        f"# Check exercise {number} (run your code above first); prints the verdict.\n"
+        f"# {s('notebook.check', number=number)}\n"
         f"check_exercise({_python_string(exercise.check)})"
     )
     return [
