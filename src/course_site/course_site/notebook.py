@@ -331,10 +331,7 @@ def _checker_words() -> str:
 
 def _exercise_cells(exercise: Exercise, number: int, source: Source) -> list[nbformat.NotebookNode]:
     """The task, the starter cell and the check cell of one exercise."""
-    check = (
-        f"# {s('notebook.check', number=number)}\n"
-        f"check_exercise({_python_string(exercise.check)})"
-    )
+    check = f"# {s('notebook.check', number=number)}\ncheck_exercise({_python_string(exercise.check)})"
     return [
         v4.new_markdown_cell(_links(for_notebook(_task_markdown(exercise, number)), source)),
         v4.new_code_cell(_code_source(exercise.setup, exercise.starter)),

@@ -250,7 +250,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         if _HAS_CELLS.search(output):
             starter = starter_script(page.url, self.worker_settings, console=self._has_console(page))
             output = insert_in_head(output, starter)
-        output = insert_in_head(output, strings_data(self.strings))
+        output = insert_in_head(output, self.strings.page_script())
         if self.exercise_ids:
             pages = {get_relative_url(url, page.url): ids for url, ids in exercises_by_page(self.exercise_ids).items()}
             output = insert_in_head(output, exercises_data(pages))
@@ -369,11 +369,6 @@ def _site_strings(config: MkDocsConfig, overrides: dict) -> Strings:
     lines = key_lines(path.read_text(encoding="utf-8")) if path.is_file() else {}
     language = config.theme.get("language") or "en"
     return Strings.for_language(language, overrides, lambda key: f"{path.name}:{lines.get(key, lines.get('', 1))}")
-
-
-def strings_data(strings: Strings) -> str:
-    """The ``<script type="application/json" id="course-strings">`` that the page's scripts read (strings.js)."""
-    return f'<script type="application/json" id="course-strings">{strings.page_json()}</script>'
 
 
 def _first_line(source: str, markdown: str) -> int:

@@ -127,6 +127,10 @@ class Strings:
         text = json.dumps({"lang": self.language, "messages": messages}, ensure_ascii=False, separators=(",", ":"))
         return text.replace("</", "<\\/")
 
+    def page_script(self) -> str:
+        """The ``<script type="application/json" id="course-strings">`` that the page's scripts read (strings.js)."""
+        return f'<script type="application/json" id="course-strings">{self.page_json()}</script>'
+
 
 @cache
 def _locale(language: str) -> Locale:
