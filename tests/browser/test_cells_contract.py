@@ -22,6 +22,7 @@ from page_fixture import (
     guarded_page,
     make_fixture_site,
     set_code,
+    settle_editor,
 )
 from playwright.sync_api import expect
 
@@ -72,6 +73,8 @@ def run(page, number: int, code: str | None = None):
     """Run cell ``number`` (after setting its code) and wait until the run has ended; return its output."""
     if code is not None:
         set_code(page, f"#cell-{number}", code)
+    else:
+        settle_editor(page, f"#cell-{number}")  # as page_fixture.run: the click lands where the button stays
     button(page, number, "Run").click()
     expect(region(page, number)).to_have_attribute("data-status", ENDED, timeout=LOAD_TIMEOUT_MS)
     return region(page, number).get_by_role("log")
