@@ -32,7 +32,7 @@ from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
-LIMIT_NOTICE = "Output limit reached (2000 lines or 200 kB per run); the rest is dropped."
+LIMIT_NOTICE = "Output limit reached (2,000 lines or 200 kB per run); the rest is dropped."  # as English writes numbers
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ from course_kernel import cell_exec, exercise_check
 from course_site.contract import BRIDGE, PYTHON_FILES
 from course_site.exercises import parse_exercises
 from course_site.fences import scan
+from course_site.strings import read_catalogue
 
 pytestmark = pytest.mark.browser
 
@@ -61,7 +62,7 @@ table = np.ones((2, 3))
 PAGE_HTML = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Pyodide</title>
 <script src="pyodide.js"></script></head><body></body></html>"""
 
-RUN = """async ([sources, cases]) => {
+RUN = """async ([sources, cases, messages]) => {
   const py = await loadPyodide({ indexURL: "./", lockFileURL: "./pyodide-lock.json" });
   await py.loadPackage("numpy");
   for (const [name, text] of Object.entries(sources)) {
@@ -70,6 +71,8 @@ RUN = """async ([sources, cases]) => {
     py.FS.writeFile(path, text);
   }
   py.runPython("import sys; sys.path.insert(0, '/home/pyodide/.course')");
+  // The course's words, as the worker gets them from the page (here the English catalogue).
+  py.pyimport("course_kernel.strings").use(py.toPy(JSON.parse(messages)));
   const verdict = py.runPython(`
 from course_kernel import cell_exec, exercise_check
 def verdict(setup, code, check):
@@ -102,7 +105,7 @@ def test_pyodide_and_cpython_agree_on_every_solution_and_starter(open_page, pyod
 
     page = open_page(pyodide_url)
     page.set_default_timeout(LOAD_TIMEOUT_MS)
-    in_pyodide = page.evaluate(RUN, [sources, cases])
+    in_pyodide = page.evaluate(RUN, [sources, cases, json.dumps(read_catalogue("en"))])
 
     in_cpython = [_cpython_verdict(*case) for case in cases]
     assert in_pyodide == in_cpython, json.dumps([in_pyodide, in_cpython], indent=1)

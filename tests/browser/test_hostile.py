@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
-LIMIT_NOTICE = "Output limit reached (2000 lines or 200 kB per run); the rest is dropped."
+LIMIT_NOTICE = "Output limit reached (2,000 lines or 200 kB per run); the rest is dropped."  # as English writes numbers
 
 # Lets a page timer tick ten times, then returns the cell's state: "running" means the page's
 # thread kept handling events while Python ran (a page thread held by Python would fire no timer).
