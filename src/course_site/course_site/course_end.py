@@ -14,11 +14,10 @@ from the ``<script type="application/json" id="course-exercises">`` of every pag
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 
 from .markup import Raw, tag
-from .strings import s
+from .strings import parts, s
 
 END_ID = "end-of-the-course"
 EXERCISES_DATA_ID = "course-exercises"
@@ -54,7 +53,7 @@ def render_course_end(lessons: list[Lesson], next_steps_html: str, home_url: str
         tag(
             "p",
             {},
-            *_parts(s("end.notebooks"), home=tag("a", {"href": home_url}, s("end.home"))),
+            *parts(s("end.notebooks"), home=tag("a", {"href": home_url}, s("end.home"))),
         ),
     ).html
 
@@ -71,9 +70,3 @@ def exercises_data(pages: dict[str, list[str]]) -> str:
     """The ``<script type="application/json">`` of each lesson's exercises (keys: URLs relative to the page)."""
     text = json.dumps(pages, ensure_ascii=False).replace("<", "\\u003c")
     return f'<script type="application/json" id="{EXERCISES_DATA_ID}">{text}</script>'
-
-
-def _parts(message: str, **nodes: Raw) -> list[str | Raw]:
-    """``message`` split at its ``{name}`` markers, each replaced by the element ``nodes[name]``."""
-    pieces = re.split(r"\{(\w+)\}", message)
-    return [nodes[piece] if k % 2 else piece for k, piece in enumerate(pieces) if piece]

@@ -37,7 +37,7 @@ from .dom import CELL_DATA
 from .exercises import Exercise, parse_exercises
 from .fences import scan
 from .markup import Raw, tag
-from .strings import s
+from .strings import parts, s
 
 ToHTML = Callable[[str], str]  # source text -> trusted HTML
 RenderCell = Callable[..., str]  # cells.render_cell with the cell's own arguments bound
@@ -78,8 +78,10 @@ def render_exercise(
     title = tag(
         "p",
         {"class": "course-exercise__title", "id": f"exercise-{exercise.slug}"},
-        tag("strong", {}, s("exercise.number", number=number)),
-        f": {exercise.title} ",
+        *parts(
+            s("exercise.heading"), exercise=tag("strong", {}, s("exercise.number", number=number)), title=exercise.title
+        ),
+        " ",
         tag("span", {"class": "course-exercise__solved", "hidden": True}, s("exercise.solved")),
     )
     if exercise.task:

@@ -205,6 +205,13 @@ def key_lines(config_text: str) -> dict[str, int]:
     return found
 
 
+def parts(message: str, **elements: object) -> list:
+    """``message`` split at its ``{name}`` markers, each replaced by ``elements[name]`` (an element to
+    put there, such as a link); the text between them as it is."""
+    pieces = _PLACEHOLDER.split(message)
+    return [elements[piece] if k % 2 else piece for k, piece in enumerate(pieces) if piece]
+
+
 _current: Strings | None = None
 
 
