@@ -133,11 +133,6 @@ def state_is(tab, cell: str, pattern: str, attribute: str = "data-state", timeou
     return steps.wait_for(tab, cell, pattern, attribute, timeout_ms=timeout_ms)
 
 
-def run(tab, cell: str, code: str | None = None) -> None:
-    steps.run(tab, cell, code, wait=False)
-    state_is(tab, cell, steps.FINAL_STATE)
-
-
 @pytest.mark.parametrize("engine", ["chromium", "firefox"], indirect=True)
 def test_a_french_course_speaks_french_from_run_to_offline(engine, tab, french_site, server_that_goes):
     url, gone = server_that_goes(french_site)
@@ -145,9 +140,9 @@ def test_a_french_course_speaks_french_from_run_to_offline(engine, tab, french_s
     state_is(tab, "#cell-1", "^ready$", timeout_ms=steps.WAIT_MS)
     assert steps.wait_for(tab, "#cell-1 .course-cell__status", ".") == "Python est prêt"
 
-    run(tab, "#cell-1")  # a run: "Terminé en …"
+    steps.run(tab, "#cell-1")  # a run: "Terminé en …"
     assert steps.wait_for(tab, "#cell-1 .course-cell__status", ".").startswith("Terminé en ")
-    run(tab, "#cell-2")  # an error: Python's traceback as Python writes it
+    steps.run(tab, "#cell-2")  # an error: Python's traceback as Python writes it
     error = steps.wait_for(tab, "#cell-2 .course-out--error", ".")
     assert "ZeroDivisionError: division by zero" in error
     # A Stop that restarts Python (the page is not cross-origin isolated yet): the restart notice.
@@ -161,15 +156,8 @@ def test_a_french_course_speaks_french_from_run_to_offline(engine, tab, french_s
     steps.exercise_starter_then_solution(tab, read_catalogue("fr")["exercise.passed"])
     tab.click('.course-exercise button[data-action="hint"]')
     # The quiz, wrong then right.
-    steps.wait_for(tab, "#quiz-1", "^ready$", "data-course-quiz")
-    right, wrong = tab.evaluate(steps.QUIZ_ANSWER, "#quiz-1")
-    tab.evaluate(steps.IN_VIEW, f"label[for='quiz-1-{wrong}']")
-    tab.click(f"label[for='quiz-1-{wrong}']")
-    steps.wait_for(tab, "#quiz-1 .course-quiz__feedback", "^incorrect$", "data-result")
-    assert read_catalogue("fr")["quiz.incorrect"] in steps.wait_for(tab, "#quiz-1 .course-quiz__feedback", ".")
-    tab.evaluate(steps.IN_VIEW, f"label[for='quiz-1-{right}']")
-    tab.click(f"label[for='quiz-1-{right}']")
-    steps.wait_for(tab, "#quiz-1 .course-quiz__feedback", "^correct$", "data-result")
+    french = read_catalogue("fr")
+    steps.quiz_answers(tab, correct=french["quiz.correct"], incorrect=french["quiz.incorrect"])
 
     # The console, open, with a statement run.
     steps.open_console(tab)
@@ -177,7 +165,7 @@ def test_a_french_course_speaks_french_from_run_to_offline(engine, tab, french_s
 
     # Offline: the server is gone, and a cell needs a package never downloaded.
     gone()
-    run(tab, "#cell-1", "import matplotlib")
+    steps.run(tab, "#cell-1", "import matplotlib")
     notice = steps.wait_for(tab, "#cell-1 .course-out--error", ".")
     assert notice.startswith(read_catalogue("fr")["run.packages_failed"].split("{")[0]), notice
 

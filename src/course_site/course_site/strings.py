@@ -91,10 +91,8 @@ class Strings:
         override without one of the English message's placeholders (or with one it does not know).
         """
         _, messages = catalogue_for(language)
-        checked = {
-            key: check_override(key, value, where or (lambda _: "mkdocs.yml"))
-            for key, value in (overrides or {}).items()
-        }
+        where = where or (lambda _: "mkdocs.yml")
+        checked = {key: check_override(key, value, where) for key, value in (overrides or {}).items()}
         return cls(language, {**messages, **checked})
 
     def __call__(self, key: str, /, **params: object) -> str:

@@ -2,7 +2,7 @@
  *
  * The build puts the site's catalogue into every page (strings.py: theme.language, the author's
  * overrides applied) as <script type="application/json" id="course-strings">{"lang", "messages"}</script>;
- * the Python worker gets the same catalogue from worker-settings.json and calls `useCatalogue`.
+ * the page's kernel sends it to the Python worker first (MessageType.STRINGS), which calls `useCatalogue`.
  * A message is a string with {name} placeholders, or its CLDR plural forms, chosen by `count`
  * with Intl.PluralRules; numbers in placeholders are written with Intl.NumberFormat in the page's
  * language ("1 234,5" in French), sizes with its unit names ("8,8 Mo").

@@ -164,7 +164,14 @@ async function boot(settingsURL, settingsResponse, keptSnapshot) {
   const { pyodide, bridge, snapshot } = await startPython(settings, keptSnapshot);
   pyodide.setInterruptBuffer(signals);
   python = { pyodide, bridge, snapshot, importPackages: pyodide.toPy(settings.importPackages), moduleHint: settings.moduleHint };
-  if (Object.keys(catalogue().messages).length) bridge.use_strings(JSON.stringify(catalogue().messages)); // else when they come
+  tellPython();
+}
+
+/* Python's words to the learner (verdicts, figure descriptions) from the page's catalogue, once Python
+ * is up and the catalogue came, whichever is last. */
+function tellPython() {
+  const { messages } = catalogue();
+  if (python && Object.keys(messages).length) python.bridge.use_strings(JSON.stringify(messages));
 }
 
 let queue = null; // runs wait here behind the boot and each other
@@ -192,7 +199,7 @@ export function start(settingsURL, settingsResponse, early, keptSnapshot) {
 function receive(msg) {
   if (msg.type === MessageType.STRINGS) {
     useCatalogue(msg.catalogue);
-    python?.bridge.use_strings(JSON.stringify(msg.catalogue.messages)); // else once Python is up (boot)
+    tellPython();
     catalogueArrived();
   } else if (msg.type === MessageType.INTERRUPT_BUFFER) {
     useStopRequest(new Int32Array(msg.buffer));
