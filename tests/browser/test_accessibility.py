@@ -1,12 +1,16 @@
-"""axe-core on every built page with cells, light and dark, before and after its cells run.
+"""axe-core on every built page with cells, light and dark, on a desktop and a phone, before and after
+its cells run; and each cell's output in Chromium, which must equal the build's.
 
 Each page is audited once Python is ready (before any cell runs), then after every
-cell ran (one of them edited to write to stderr and raise, for error output), every
+cell ran in page order, as a learner would (each lesson cell's output compared with the
+one the plugin computed at build time; one cell then edited to write to stderr and raise,
+for error output), every
 quiz was answered wrongly, and an editor has focus; then the quizzes answered
 rightly and, where the page has exercises, their hints, solution and checked runs.
-Every audit is made in both schemes: the page opens in the light one, and Material's
-palette toggle (the header's "Switch to dark mode", as a learner switches) turns it
-dark and back, so the cells run once per page. Any violation of impact serious or
+Every audit is made in both schemes at 1280 px, and again in the dark at a phone's 390 px:
+the page opens in the light one, and Material's palette toggle (the header's "Switch to
+dark mode", as a learner switches) turns it dark and back, so the cells run once per page
+(Firefox and WebKit run them in test_engines.py). Any violation of impact serious or
 critical fails, listed with its rule, impact, elements and axe's summary. No rule is
 disabled.
 """
@@ -23,6 +27,7 @@ from page_fixture import (
     LOAD_TIMEOUT_MS,
     guarded_page,
     run,
+    run_like_at_build_time,
     wait_for_editor,
     wait_until_python_is_ready,
 )
@@ -32,6 +37,7 @@ pytestmark = pytest.mark.browser
 
 SCHEMES = {"light": ("default", "light"), "dark": ("slate", "dark")}  # context scheme: (Material's, CSS color-scheme)
 VIEWPORT = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
 RAISING_CODE = 'import sys\nprint("a warning on stderr", file=sys.stderr)\nraise ValueError("an error on purpose")\n'
 EXERCISE = ".course-exercise"
 
@@ -54,8 +60,8 @@ def switch_scheme(page, scheme: str) -> None:
 
 
 def audit_both_schemes(page, where: str, include: list[str] | None = None) -> list[str]:
-    """One audit in the light scheme and one in the dark; the page is left light, as it was, with an
-    editor focused again if one was (the toggle takes the focus)."""
+    """One audit in the light scheme and one in the dark, and one in the dark at 390 px; the page is left
+    light at 1280 px, as it was, with an editor focused again if one was (the toggle takes the focus)."""
     focused = page.locator(".course-cell .cm-editor.cm-focused").count() > 0
     found = [report(f"{where} (light)", audit(page, include))]
     for scheme in ("dark", "light"):
@@ -64,19 +70,24 @@ def audit_both_schemes(page, where: str, include: list[str] | None = None) -> li
             focus_an_editor(page)
         if scheme == "dark":
             found.append(report(f"{where} (dark)", audit(page, include)))
+            page.set_viewport_size(PHONE)
+            found.append(report(f"{where} (dark, 390 px)", audit(page, include)))
+            page.set_viewport_size(VIEWPORT)
     return found
 
 
 def run_every_cell(page) -> None:
-    """Run the cells in page order; a lesson's cell ends done, an exercise's starter may end in error."""
+    """Run the cells in page order: a lesson's cell ends done with the build's output, an exercise's
+    starter may end in error (test_exercise_live.py checks exercises)."""
     cells = page.locator(".course-cell")
     for i in range(cells.count()):
         selector = f"#{cells.nth(i).get_attribute('id')}"
         wait_for_editor(page, selector)  # its editor replaces the static code: click Run once that is done
-        run(page, selector)
-        in_exercise = page.locator(selector).evaluate(f"(cell) => cell.matches('{EXERCISE}')")
-        final = FINAL_STATE if in_exercise else "done"
-        expect(page.locator(selector)).to_have_attribute("data-state", final, timeout=LOAD_TIMEOUT_MS)
+        if page.locator(selector).evaluate(f"(cell) => cell.matches('{EXERCISE}')"):
+            run(page, selector)
+            expect(page.locator(selector)).to_have_attribute("data-state", FINAL_STATE, timeout=LOAD_TIMEOUT_MS)
+        else:
+            run_like_at_build_time(page, selector)
 
 
 def show_error_output(page) -> None:
@@ -142,11 +153,14 @@ def test_every_page_with_cells_is_found(built_site):
 
 def test_a_page_opens_in_the_dark_scheme_where_the_learner_prefers_it(browser, site_server):
     """Material's palette follows prefers-color-scheme at load (the audits turn the scheme with its toggle)."""
-    with guarded_page(browser, site_server + LESSONS[0], color_scheme="dark", viewport=VIEWPORT) as (page, _):
+    with guarded_page(browser, site_server + LESSONS[0], color_scheme="dark", viewport=VIEWPORT, python=False) as (
+        page,
+        _,
+    ):
         check_scheme(page, "dark")
 
 
-def test_axe_finds_nothing_serious_on_pages_with_cells(browser, built_site, site_server):
+def test_axe_finds_nothing_serious_and_cells_run_as_at_build_time_on_pages_with_cells(browser, built_site, site_server):
     axe_source()  # fails at once, naming `make test-tools`, if axe-core is missing
     problems = []
     for page_url in pages_with_cells(built_site):

@@ -32,7 +32,7 @@ BOOTED = r"^course: Python booted normally \((.*)\)$"
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_every_cell_runs_as_at_build_time(engine, tab, site_server, lesson):
     if engine.name == "chromium":  # one place per behaviour per engine
-        pytest.skip("test_lesson_cells.py runs every cell in Chromium, with its page errors and CSP reports too")
+        pytest.skip("test_accessibility.py runs every cell in Chromium, with its page errors and CSP reports too")
     steps.open_lesson(tab, site_server + lesson)
     assert steps.check_cells_as_built(tab) >= 2
 

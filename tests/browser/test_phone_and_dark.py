@@ -1,13 +1,16 @@
 """The course on a phone (390 x 844, dark) and on a desktop (1280 x 900, light), in the built site.
 
 Every lesson: no line of code is wider than its editor, each figure shows the
-scheme in use with its smallest text at least 9 CSS px tall, a display equation
-too wide for the column scrolls in its box with a shadow at the cut edge, and
-axe finds nothing serious. The navigation: the lessons alone in the learner's
+scheme in use with its smallest text at least 9 CSS px tall, and a display equation
+too wide for the column scrolls in its box with a shadow at the cut edge (axe audits
+every page at both sizes in test_accessibility.py). The navigation: the lessons alone in the learner's
 sidebar, each with its exercises' progress, and the last lesson ending the course.
 A quiz keeps its answers hidden until answered, keeps the answer across a reload and
 forgets it on Try again. On a phone the cell toolbar is one line; without JavaScript
 a cell says what a reader can do.
+
+These are tests of the page, not of Python: but for the exercise solved, Python's wasm is held
+(``guarded_page(python=False)``) and the page stays as it is while Python loads.
 """
 
 from __future__ import annotations
@@ -17,7 +20,6 @@ from contextlib import suppress
 from io import BytesIO
 
 import pytest
-from axe_fixture import audit, report
 from page_fixture import (
     LESSONS,
     LOAD_TIMEOUT_MS,
@@ -25,7 +27,6 @@ from page_fixture import (
     run,
     set_code,
     wait_for_editor,
-    wait_until_python_is_ready,
 )
 from PIL import Image, ImageStat
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
@@ -141,7 +142,7 @@ def every_editor(page) -> None:
 @pytest.mark.parametrize("screen", SCREENS)
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_no_line_of_code_is_wider_than_its_editor(browser, site_server, lesson, screen):
-    with guarded_page(browser, site_server + lesson, **SCREENS[screen]) as (page, _):
+    with guarded_page(browser, site_server + lesson, **SCREENS[screen], python=False) as (page, _):
         every_editor(page)
         assert page.evaluate(WIDE_LINES) == []
         # Exercise tasks are prose above the editor.
@@ -156,7 +157,7 @@ def test_no_line_of_code_is_wider_than_its_editor(browser, site_server, lesson, 
 @pytest.mark.parametrize("indent", [0, 8])
 def test_a_wrapped_line_continues_under_its_own_indent_and_four_columns(browser, site_server, indent):
     """At 390 px a long line wraps; its continuation starts ``indent + 4`` columns from the line's start."""
-    with guarded_page(browser, site_server + LESSONS[0], **PHONE) as (page, _):
+    with guarded_page(browser, site_server + LESSONS[0], **PHONE, python=False) as (page, _):
         long_line = " " * indent + "total = " + " + ".join(f"value_{i}" for i in range(30))
         set_code(page, "#cell-1", f"if True:\n{long_line}" if indent else long_line)
         target = "#cell-1 .cm-line" + (":nth-child(2)" if indent else "")
@@ -169,7 +170,7 @@ def test_a_wrapped_line_continues_under_its_own_indent_and_four_columns(browser,
 
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_figures_on_a_phone_in_the_dark_are_dark_and_legible(browser, site_server, lesson):
-    with guarded_page(browser, site_server + lesson, **PHONE) as (page, _):
+    with guarded_page(browser, site_server + lesson, **PHONE, python=False) as (page, _):
         expect(page.locator("body")).to_have_attribute("data-md-color-scheme", "slate")
         page.evaluate(EAGER)
         figures = page.evaluate(FIGURES)
@@ -189,7 +190,7 @@ def test_figures_on_a_phone_in_the_dark_are_dark_and_legible(browser, site_serve
 
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_a_wide_equation_scrolls_in_its_box_with_a_shadow_at_the_cut(browser, site_server, lesson):
-    with guarded_page(browser, site_server + lesson, **PHONE) as (page, _):
+    with guarded_page(browser, site_server + lesson, **PHONE, python=False) as (page, _):
         expect(page.locator(".course-math").first).to_be_attached()
         width = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
         assert width[0] <= width[1], "the page scrolls sideways at 390 px"
@@ -207,7 +208,7 @@ def test_a_wide_equation_scrolls_in_its_box_with_a_shadow_at_the_cut(browser, si
 def test_an_equation_that_overflows_shows_a_shadow_where_it_is_cut(browser, site_server):
     """A display equation made wider than the column (empty space at its end): its box's right edge
     shows a shadow while the equation goes on past it, and none once scrolled to its end."""
-    with guarded_page(browser, site_server + LESSONS[0], **PHONE) as (page, _):
+    with guarded_page(browser, site_server + LESSONS[0], **PHONE, python=False) as (page, _):
         box = page.locator(".course-math").first
         box.evaluate(WIDEN)
         expect(box).to_have_attribute("tabindex", "0")  # scroll_regions.js: reachable by keyboard
@@ -230,7 +231,10 @@ def test_a_focused_equation_that_stops_scrolling_keeps_focus_until_it_is_left(br
     """An equation box focused by Tab that comes to fit (the math font arrives, the window widens)
     keeps its tab stop while it has focus: a browser moves the focus of an element that can no
     longer take it to <body>, and the next Tab would start from the top. It loses it once left."""
-    with guarded_page(browser, site_server + LESSONS[0], **DESKTOP) as (page, _):  # its equations fit at 1280 px
+    with guarded_page(browser, site_server + LESSONS[0], **DESKTOP, python=False) as (
+        page,
+        _,
+    ):  # its equations fit at 1280 px
         box = page.locator(".course-math").first
         box.evaluate(WIDEN)
         expect(box).to_have_attribute("tabindex", "0")
@@ -248,7 +252,7 @@ def test_a_focused_equation_that_stops_scrolling_keeps_focus_until_it_is_left(br
 
 
 def test_the_learners_sidebar_holds_the_lessons_and_the_last_one_ends_the_course(browser, site_server):
-    with guarded_page(browser, site_server + LAST_LESSON, **DESKTOP) as (page, _):
+    with guarded_page(browser, site_server + LAST_LESSON, **DESKTOP, python=False) as (page, _):
         sidebar = page.locator(".md-sidebar--primary .md-nav__link:visible")
         names = [re.sub(r"\s+", " ", text).strip() for text in sidebar.all_inner_texts()]
         assert names and all(re.match(r"\d+ · ", name) for name in names if name != "Lessons"), names
@@ -279,7 +283,7 @@ def test_the_navigation_and_the_course_end_read_without_javascript(browser, site
         answers = page.locator("details.course-quiz__answers").first
         expect(answers).to_be_visible()
         expect(answers).not_to_have_attribute("open", "")
-    with guarded_page(browser, site_server, **DESKTOP) as (page, _):
+    with guarded_page(browser, site_server, **DESKTOP, python=False) as (page, _):
         progress = re.compile(r"Your progress: 0 of \d+ exercises solved")
         expect(page.locator(".course-progress")).to_contain_text(progress)
 
@@ -301,7 +305,7 @@ def test_solving_an_exercise_counts_in_the_sidebar(browser, site_server):
 
 
 def test_a_quiz_hides_its_answers_until_answered_and_keeps_the_answer(browser, site_server):
-    with guarded_page(browser, site_server + LESSONS[0], **PHONE) as (page, _):
+    with guarded_page(browser, site_server + LESSONS[0], **PHONE, python=False) as (page, _):
         quiz = page.locator("form.course-quiz").first
         expect(quiz).to_have_attribute("data-course-quiz", "ready")
         answers = quiz.locator(".course-quiz__answers")
@@ -330,7 +334,7 @@ def test_a_quiz_hides_its_answers_until_answered_and_keeps_the_answer(browser, s
 
 
 def test_on_a_phone_the_toolbar_is_one_line_and_keeps_its_names(browser, site_server):
-    with guarded_page(browser, site_server + LESSONS[0], **PHONE) as (page, _):
+    with guarded_page(browser, site_server + LESSONS[0], **PHONE, python=False) as (page, _):
         toolbar = page.locator(".course-cell__toolbar").first
         expect(toolbar).to_be_visible(timeout=LOAD_TIMEOUT_MS)  # once cell.js made the cell live
         boxes = toolbar.locator("button.course-cell__button, .course-cell__status").evaluate_all(
@@ -343,20 +347,3 @@ def test_on_a_phone_the_toolbar_is_one_line_and_keeps_its_names(browser, site_se
         title = page.locator("h1").bounding_box()
         link = page.locator(".course-notebook").bounding_box()
         assert link["y"] - (title["y"] + title["height"]) < 24
-
-
-@pytest.mark.parametrize("screen", SCREENS)
-@pytest.mark.parametrize("lesson", LESSONS)
-def test_axe_finds_nothing_serious_on_a_phone_in_the_dark_and_on_a_desktop_in_the_light(
-    browser, site_server, lesson, screen
-):
-    with guarded_page(browser, site_server + lesson, **SCREENS[screen]) as (page, _):
-        wait_until_python_is_ready(page)
-        violations = audit(page)  # at the top: the header's tabs are shown (Material hides them once scrolled)
-        assert not violations, report(f"{lesson} at {screen}, at its top", violations)
-        quiz = page.locator("form.course-quiz").first
-        quiz.scroll_into_view_if_needed()
-        quiz.locator(".course-quiz__option label").first.click()
-        expect(quiz.get_by_role("button", name="Try again")).to_be_visible()
-        violations = audit(page)
-        assert not violations, report(f"{lesson} at {screen}", violations)
