@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1:8000
 export NO_MKDOCS_2_WARNING := 1
 # pytest-xdist: one worker per core (at most 4), each test module whole in one worker (its fixtures
-# made once), the cross-browser module split by engine and sent first (tests/conftest.py work_unit);
+# made once), the cross-browser module split by engine, WebKit's unit first (tests/conftest.py queue_place);
 # `make test PYTEST_WORKERS=` runs the suite in one process.
 PYTEST_WORKERS ?= --numprocesses=auto --maxprocesses=4 --dist=loadfile
 

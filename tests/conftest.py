@@ -61,36 +61,53 @@ def pytest_configure(config: pytest.Config) -> None:
 
 # Where pytest-xdist's workers (``--dist=loadfile``) take work: a module whole, its module fixtures made
 # once, except the cross-browser module, whose engines are units of their own (one engine's tests never
-# run beside each other, as before). They go first, longest first: the two workers then share the
-# longest module instead of one worker ending the run alone with it.
+# run beside each other, as before). The queue's order is the suite's, not xdist's (which sorts units by
+# their number of tests): WebKit's unit, the longest, first, so that it never ends the run alone; its
+# worker builds the site on the way. Meanwhile the other worker takes the modules that need no site
+# (unit, lesson and build tests), then the other engines and the longest browser modules, then the rest.
 SPLIT_MODULE = "tests/browser/test_engines.py"
 ENGINE_ORDER = ("webkit", "firefox", "chromium")
 ENGINE = re.compile(r"\[(" + "|".join(ENGINE_ORDER) + r")\b")
+LONG_MODULES = ("test_snapshot.py", "test_accessibility.py", "test_deploy.py", "test_phone_and_dark.py")
+"""The browser modules that take longest (``--durations=0`` summed by module), queued right after the engines."""
 
 
-def work_unit(nodeid: str) -> tuple[int, str]:
-    """(its place in the queue, its unit) for the test ``nodeid``: the engines' units first, then every module."""
+def work_unit(nodeid: str) -> str:
+    """The unit of work of the test ``nodeid``: its module, or its module and engine in the cross-browser module."""
     module = nodeid.split("::")[0]
     engine = ENGINE.search(nodeid) if module == SPLIT_MODULE else None
-    if engine is None:
-        return len(ENGINE_ORDER), module
-    return ENGINE_ORDER.index(engine[1]), f"{module}[{engine[1]}]"
+    return module if engine is None else f"{module}[{engine[1]}]"
+
+
+def queue_place(unit: str, needs_site: bool) -> int:
+    """Where ``unit`` goes in the workers' queue (lower first); ``needs_site``: a test of it uses the built site."""
+    if unit == f"{SPLIT_MODULE}[webkit]":
+        return 0
+    if not needs_site:
+        return 1
+    if unit.startswith(SPLIT_MODULE):
+        return 2
+    return 3 if unit.rsplit("/", 1)[-1] in LONG_MODULES else 4
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: work_unit(item.nodeid)[0])  # stable: each module keeps its own order
+    units = {item: work_unit(item.nodeid) for item in items}
+    with_site = {unit for item, unit in units.items() if "built_site" in getattr(item, "fixturenames", ())}
+    items.sort(key=lambda item: queue_place(units[item], units[item] in with_site))  # stable: a module's own order
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
-    """``--dist=loadfile`` by `work_unit` (xdist's own loadgroup names groups in node ids, which pytest 9
-    no longer lets a plugin change)."""
+    """``--dist=loadfile`` by `work_unit`, in the collection's order (xdist's own loadgroup names groups in
+    node ids, which pytest 9 no longer lets a plugin change)."""
     if config.getvalue("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
+    config.option.loadscopereorder = False  # the units in the order of pytest_collection_modifyitems
+
     class ByWorkUnit(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return work_unit(nodeid)[1]
+            return work_unit(nodeid)
 
     return ByWorkUnit(config, log)
 

@@ -57,6 +57,8 @@ def bridge(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyodide.ffi", ffi)
     monkeypatch.setattr(builtins, "input", builtins.input)  # the bridge installs the input guard
     monkeypatch.setenv("MPLBACKEND", "agg")
+    if "matplotlib.pyplot" in sys.modules:  # a worker's pyplot holds no figure of another test's
+        sys.modules["matplotlib.pyplot"].close("all")
     # Imported afresh (then forgotten): importing it installs its stdlib finder and the zip caches' patch.
     monkeypatch.delitem(sys.modules, "course_kernel.worker_bridge", raising=False)
     module = importlib.import_module("course_kernel.worker_bridge")
