@@ -87,7 +87,10 @@ def run_every_cell(page) -> None:
             run(page, selector)
             expect(page.locator(selector)).to_have_attribute("data-state", FINAL_STATE, timeout=LOAD_TIMEOUT_MS)
         else:
-            run_like_at_build_time(page, selector)
+            try:
+                run_like_at_build_time(page, selector)
+            except AssertionError as error:
+                raise AssertionError(f"{page.url}: {error}") from None
 
 
 def show_error_output(page) -> None:
