@@ -156,10 +156,8 @@ def test_every_page_with_cells_is_found(built_site):
 
 def test_a_page_opens_in_the_dark_scheme_where_the_learner_prefers_it(browser, site_server):
     """Material's palette follows prefers-color-scheme at load (the audits turn the scheme with its toggle)."""
-    with guarded_page(browser, site_server + LESSONS[0], color_scheme="dark", viewport=VIEWPORT, python=False) as (
-        page,
-        _,
-    ):
+    url = site_server + LESSONS[0]
+    with guarded_page(browser, url, color_scheme="dark", viewport=VIEWPORT, python=False) as (page, _):
         check_scheme(page, "dark")
 
 
