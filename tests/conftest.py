@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_RECORD = ROOT / ".cache" / "chromium-path"
 from chromium_flags import CHROMIUM_ARGS  # noqa: E402  (scripts/, shared with the benchmarks)
 from course_python import course_options, stage_python  # noqa: E402  (likewise)
+from engine_fixtures import ENGINES  # noqa: E402  (tests/browser/fixture: the engines' names)
 
 ISOLATION_HEADERS = {
     "Cross-Origin-Opener-Policy": "same-origin",
@@ -66,8 +67,7 @@ def pytest_configure(config: pytest.Config) -> None:
 # worker builds the site on the way. Meanwhile the other worker takes the modules that need no site
 # (unit, lesson and build tests), then the other engines and the longest browser modules, then the rest.
 SPLIT_MODULE = "tests/browser/test_engines.py"
-ENGINE_ORDER = ("webkit", "firefox", "chromium")
-ENGINE = re.compile(r"\[(" + "|".join(ENGINE_ORDER) + r")\b")
+ENGINE = re.compile(r"\[(" + "|".join(ENGINES) + r")\b")
 LONG_MODULES = ("test_snapshot.py", "test_accessibility.py", "test_deploy.py", "test_phone_and_dark.py")
 """The browser modules that take longest (``--durations=0`` summed by module), queued right after the engines."""
 

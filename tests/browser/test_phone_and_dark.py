@@ -3,8 +3,9 @@
 Every lesson: no line of code is wider than its editor, each figure shows the
 scheme in use with its smallest text at least 9 CSS px tall, and a display equation
 too wide for the column scrolls in its box with a shadow at the cut edge (axe audits
-every page at both sizes in test_accessibility.py). The navigation: the lessons alone in the learner's
-sidebar, each with its exercises' progress, and the last lesson ending the course.
+every page at both sizes in test_accessibility.py). The navigation: the lessons alone
+in the learner's sidebar, each with its exercises' progress, and the last lesson
+ending the course.
 A quiz keeps its answers hidden until answered, keeps the answer across a reload and
 forgets it on Try again. On a phone the cell toolbar is one line; without JavaScript
 a cell says what a reader can do.
@@ -231,10 +232,8 @@ def test_a_focused_equation_that_stops_scrolling_keeps_focus_until_it_is_left(br
     """An equation box focused by Tab that comes to fit (the math font arrives, the window widens)
     keeps its tab stop while it has focus: a browser moves the focus of an element that can no
     longer take it to <body>, and the next Tab would start from the top. It loses it once left."""
-    with guarded_page(browser, site_server + LESSONS[0], **DESKTOP, python=False) as (
-        page,
-        _,
-    ):  # its equations fit at 1280 px
+    # At 1280 px its equations fit.
+    with guarded_page(browser, site_server + LESSONS[0], **DESKTOP, python=False) as (page, _):
         box = page.locator(".course-math").first
         box.evaluate(WIDEN)
         expect(box).to_have_attribute("tabindex", "0")
