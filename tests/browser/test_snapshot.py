@@ -36,6 +36,7 @@ from urllib.parse import urlparse
 
 import pytest
 from page_fixture import LESSON, LOAD_TIMEOUT_MS, check_cells_run_like_at_build_time, run
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -147,9 +148,13 @@ class Visit:
         """What the worker said that matches ``pattern``: already, or in the console message to come that does."""
         if found := self.said(pattern):
             return found
-        message = self.page.wait_for_event(
-            "console", lambda message: matches(message.text, pattern) is not None, timeout=LOAD_TIMEOUT_MS
-        )
+        try:
+            message = self.page.wait_for_event(
+                "console", lambda message: matches(message.text, pattern) is not None, timeout=LOAD_TIMEOUT_MS
+            )
+        except PlaywrightTimeout:
+            said = "\n".join(self.lines)
+            raise AssertionError(f"the worker never said {pattern!r}; it said:\n{said}") from None
         return matches(message.text, pattern)
 
     def print_of(self, cell: str, code: str) -> str:
@@ -178,6 +183,16 @@ def visit(
     missing: files whose name starts with this are answered 404 (none if empty); the HTTP
       cache is cleared first (DevTools' ``Network.clearBrowserCache``), or it would answer.
     prelude: JavaScript put before each worker script (``/worker/…js``); no service worker then.
+
+    A patched runner file (``RUNNER_FILES``) is first deleted from the service worker's caches, from a
+    page of the site that boots no Python: the service worker serves the runner's files from its own
+    copies once it has kept them (cache_policy.js: named by their content), which a profile copied after
+    the first visit holds or not, depending on how far that visit's service worker got, and a request it
+    answers from its cache never reaches this router. Its fetch from the network does; the first visit
+    registered it, and the patched visit waits until it is active. (The snapshot's
+    workers are started by the Python worker, and Chromium does not route a worker's worker's requests:
+    keeping the service worker out would let the unpatched file through.) Pyodide's own files always come
+    from the network (versioned), so patching them needs no such care.
     ready: wait until cell 1 says Python is ready (else only until the page has loaded).
     """
     browser_type, options = chromium
@@ -213,8 +228,12 @@ def visit(
         page.on("console", lambda message: current.lines.append(message.text))
         if missing:
             context.new_cdp_session(page).send("Network.clearBrowserCache")
+        if patch and patch[0] in RUNNER_FILES:
+            page.goto(site_root(url) + "assets/course/worker-settings.json")
+            page.evaluate("() => navigator.serviceWorker.ready.then(() => null)")  # it serves the lesson then
+            page.evaluate(DROP_KEPT_COPIES, patch[0])
         if quota:
-            origin = url.split("/lessons/")[0].rstrip("/")
+            origin = site_root(url).rstrip("/")
             context.new_cdp_session(page).send("Storage.overrideQuotaForOrigin", {"origin": origin, "quotaSize": quota})
         page.goto(url)
         if ready:
@@ -226,7 +245,13 @@ def visit(
     assert not external, f"requests left 127.0.0.1: {external}"
 
 
+def site_root(url: str) -> str:
+    """The site's root URL, with its trailing slash, from a lesson's ``url``."""
+    return url.split("lessons/")[0]
+
+
 WORKER_SCRIPT = re.compile(r"/worker/[^/]+\.js$")
+RUNNER_FILES = ("snapshot_reader.js", "snapshot_maker.js")  # patched here; served by the service worker
 NO_OPFS = "delete StorageManager.prototype.getDirectory;"
 NO_SYNC_ACCESS_HANDLES = (
     "delete FileSystemFileHandle.prototype.createSyncAccessHandle; delete self.FileSystemSyncAccessHandle;"
@@ -386,7 +411,8 @@ def test_a_corrupt_snapshot_is_refused_and_replaced(chromium, site_server, visit
 def test_a_snapshot_reader_that_fails_leaves_a_normal_boot(chromium, site_server, visited):
     """The kept file is read and hashed by a worker of its own (snapshot_reader.js); when that
     worker cannot start (here its script throws as it loads), Python boots normally. (A 404 would not
-    do: the service worker answers a runner file that went missing with its kept copy.)"""
+    do: the service worker answers a runner file that went missing with its kept copy; ``visit`` deletes
+    its kept copy first, so that the patched script is the one the worker gets.)"""
     url = site_server + LESSON
     broken = ("snapshot_reader.js", 'import { compileKeptLibraries, readKeptFile } from "./snapshot.js";', "throw 1;")
     with visit(chromium, url, visited, patch=broken) as second:
