@@ -59,11 +59,30 @@ def labels(page) -> list[str]:
     return page.locator(f"{LISTBOX} [role=option] .cm-completionLabel").all_inner_texts()
 
 
+def what_the_page_shows(page) -> str:
+    """The editor's completion state and each cell's status, for a listbox that never opened."""
+    return page.evaluate("""() => {
+        const editor = document.activeElement?.closest(".cm-editor");
+        const content = editor?.querySelector(".cm-content");
+        const lines = [`focused editor: ${editor ? editor.closest(".course-cell")?.id : "none"}, `
+            + `aria-expanded=${content?.getAttribute("aria-expanded")}, text ${JSON.stringify(content?.textContent)}`];
+        for (const cell of document.querySelectorAll(".course-cell")) {
+            const status = cell.querySelector(".course-cell__status")?.textContent.trim();
+            lines.push(`${cell.id}: data-state=${cell.dataset.state} status=${JSON.stringify(status)}`);
+        }
+        return lines.join("\\n");
+    }""")
+
+
 def open_listbox(page):
     """The open listbox, once CodeMirror takes keys for it: it leaves keys that come within its interaction
     delay of the list's opening to the editor (a learner's Enter this soon would be a new line)."""
     listbox = page.locator(LISTBOX)
-    expect(listbox).to_be_visible(timeout=LOAD_TIMEOUT_MS)  # the first one loads Jedi
+    try:
+        expect(listbox).to_be_visible(timeout=LOAD_TIMEOUT_MS)  # the first one loads Jedi
+    except AssertionError as error:
+        said = "\n".join(getattr(page, "said", [])[-20:])
+        raise AssertionError(f"{error}\n{what_the_page_shows(page)}\nthe console's last lines:\n{said}") from None
     # Seen now, so opened at or before now: the delay has passed once now + delay has.
     seen = listbox.evaluate("(list) => (list.dataset.seenAt ??= String(performance.now()))")
     page.wait_for_function("(at) => performance.now() > at", arg=float(seen) + INTERACTION_DELAY_MS)
@@ -74,6 +93,8 @@ def open_listbox(page):
 def lesson(browser, site_server):
     requests: list[str] = []
     with guarded_page(browser, site_server + LESSON, requests=requests, accept_downloads=True) as (page, _problems):
+        page.said = []  # the page's and its workers' console, for a listbox that never opened
+        page.on("console", lambda message: page.said.append(message.text))
         wait_ready(page)
         page.requests = requests
         yield page
