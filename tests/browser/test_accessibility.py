@@ -25,6 +25,7 @@ from page_fixture import (
     FINAL_STATE,
     LESSONS,
     LOAD_TIMEOUT_MS,
+    click_when_still,
     guarded_page,
     run,
     run_like_at_build_time,
@@ -117,9 +118,12 @@ def work_through_exercises(page) -> None:
         hint = exercise.get_by_role("button", name=re.compile(r"^(Hint|Next hint)"))
         while hint.count() and hint.get_attribute("aria-disabled") != "true":
             hint.click()
-        exercise.get_by_role("button", name="Show solution").click()
-        exercise.get_by_role("button", name="Put the solution in the editor").click()
-        run(page, f"#{exercise.get_attribute('id')}")  # the exercise is its cell
+        click_when_still(exercise.get_by_role("button", name="Show solution"))
+        click_when_still(exercise.get_by_role("button", name="Put the solution in the editor"))
+        cell = f"#{exercise.get_attribute('id')}"  # the exercise is its cell
+        solution = exercise.get_attribute("data-solution").strip().splitlines()[0]
+        expect(page.locator(f"{cell} .cm-content")).to_contain_text(solution)
+        run(page, cell)
         expect(exercise.locator(".course-exercise__check")).to_have_attribute("data-check", "pass")
 
 
