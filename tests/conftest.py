@@ -250,10 +250,17 @@ def serve():
         server.shutdown()
 
 
+class _Server(ThreadingHTTPServer):
+    """socketserver listens with a backlog of 5 connections; a page that boots Python opens more at once
+    (Pyodide's files, the wheels, the service worker's offline list), as a host's server takes them."""
+
+    request_queue_size = 128
+
+
 def start_server(folder: Path, headers: dict[str, str] | None = None) -> ThreadingHTTPServer:
     """A loopback server for ``folder``, serving in a thread of its own."""
     handler = type("Handler", (_Handler,), {"extra_headers": headers or {}})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(folder)))
+    server = _Server(("127.0.0.1", 0), functools.partial(handler, directory=str(folder)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
