@@ -25,7 +25,7 @@ from page_fixture import (
     FINAL_STATE,
     LESSONS,
     LOAD_TIMEOUT_MS,
-    STILL,
+    aim,
     click_when_still,
     guarded_page,
     run,
@@ -110,7 +110,7 @@ def answer_quizzes(page, correct: bool) -> None:
         wanted = "true" if correct else "false"
         option = form.locator(f"li[data-option][data-correct='{wanted}']").first.get_attribute("data-option")
         radio = form.locator(f"input[type=radio][value='{option}']")
-        radio.evaluate(STILL)  # aimed once still, as click_when_still: a press where it was makes no click
+        aim(radio)  # as click_when_still: a press where the radio was makes no click
         radio.check()
         expect(form).to_have_attribute("data-answered", "correct" if correct else "incorrect")
 

@@ -186,10 +186,11 @@ export function start(settingsURL, settingsResponse, early, keptSnapshot) {
     () => self.postMessage({ type: MessageType.READY, version: python.pyodide.version }),
     async (err) => {
       // The page shows the message (in its words, once they came) and never sends a run to this worker.
+      const reason = messageOf(err).split("\n")[0];
       // The reason in words too: a console that shows only the object's handle (a driver's log) still says why.
-      console.error(`course worker: Python could not start: ${messageOf(err).split("\n")[0]}`, err);
+      console.error(`course worker: Python could not start: ${reason}`, err);
       await catalogueCame;
-      self.postMessage({ type: MessageType.INIT_ERROR, message: messageOf(err).split("\n")[0] });
+      self.postMessage({ type: MessageType.INIT_ERROR, message: reason });
     },
   );
   self.onmessage = (event) => receive(event.data);
