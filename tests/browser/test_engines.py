@@ -51,29 +51,23 @@ def test_stop_ends_an_endless_loop_and_the_next_run_works(lesson_tab):
     steps.restart_offers_the_cells_above(lesson_tab)
 
 
-def test_an_exercise_starter_fails_and_its_solution_passes_then_a_quiz_answer(lesson_tab):
+def test_an_exercise_starter_fails_and_its_solution_passes_then_a_quiz_answer_and_an_import_outside_the_boot(
+    lesson_tab,
+):
     steps.exercise_starter_then_solution(lesson_tab, t("exercise.passed"))
     steps.quiz_answers(lesson_tab)
-
-
-def test_the_rest_of_the_stdlib_imports_on_first_use(lesson_tab):
     steps.stdlib_outside_the_boot(lesson_tab)
 
 
-def test_inputs_rerun_a_cell_and_show_pre_rendered_output(lesson_tab, site_server):
+def test_figures_follow_the_palette_inputs_rerun_a_cell_or_show_pre_rendered_output_and_code_folds(
+    lesson_tab, site_server
+):
+    """Lesson 32's figures in the palette's scheme and its slider; lesson 33's choices, then its explorable cell."""
+    steps.figures_follow_the_palette(lesson_tab)
     steps.inputs_rerun_the_cell(lesson_tab)
     steps.open_lesson(lesson_tab, site_server + "lessons/33-rope-long-context/")
     steps.inputs_show_pre_rendered_output(lesson_tab)
-
-
-def test_an_explorable_cell_folds_its_code_and_runs_the_edit_with_it_closed(lesson_tab, site_server):
-    steps.open_lesson(lesson_tab, site_server + "lessons/33-rope-long-context/")
-    steps.wait_ready(lesson_tab)
     steps.explorable_cell_folds_its_code(lesson_tab)
-
-
-def test_figures_follow_the_palette(lesson_tab):
-    steps.figures_follow_the_palette(lesson_tab)
 
 
 def test_the_console_and_an_edit_are_kept_across_a_reload(lesson_tab):
