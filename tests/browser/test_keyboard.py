@@ -54,20 +54,25 @@ RECORD_ANNOUNCEMENTS = """() => {
 }"""
 
 
-def focus(page) -> dict:
-    """Where focus is now; fails if it is not visible."""
+def focus(page, trail: list[dict] | None = None) -> dict:
+    """Where focus is now; fails if it is not visible, saying where it was at the last stops of ``trail``."""
     now = page.evaluate(FOCUS)
-    assert now["visible"], f"focus is not visible on {now}"
+    before = f"; the {len(trail[-5:])} stops before: {trail[-5:]}" if trail else ""
+    if trail == []:
+        before = "; at the first Tab"
+    assert now["visible"], f"focus is not visible on {now}{before}"
     return now
 
 
 def tab_until(page, wanted, what: str, *, limit: int = MAX_TAB_STOPS) -> dict:
     """Press Tab until focus satisfies ``wanted``, leaving each other editor with Escape, Tab as learners do."""
+    trail: list[dict] = []
     for _ in range(limit):
         page.keyboard.press("Tab")
-        now = focus(page)
+        now = focus(page, trail)
         if wanted(now):
             return now
+        trail.append(now)
         if now["editor"]:
             page.keyboard.press("Escape")
     raise AssertionError(f"{what} is not reachable with Tab within {limit} stops")

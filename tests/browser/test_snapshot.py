@@ -18,15 +18,17 @@ What is simulated, and how:
 - private API missing: the test's router serves ``pyodide.asm.js``/``pyodide.js`` with
   ``makeMemorySnapshot`` / ``_loadSnapshot`` renamed, as a Pyodide without them would be.
   Only the test changes these bytes; the site ships the verified files.
-- a browser without the origin private file system or its synchronous access handles, or
-  where the file is held by another tab's worker: the test's router puts a prelude before each
-  of the Python's workers' scripts (``js/worker/``) that deletes the feature or makes it fail
+- a browser without the origin private file system or its synchronous access handles, where
+  the file is held by another tab's worker, or where the snapshot reader's script throws as it
+  loads: the test's router puts a prelude before each of the Python's workers' scripts
+  (``js/worker/``) that deletes the feature, makes it fail, or gives the reader a throwing script
   (init scripts reach only the page, not its workers); the service worker is kept out, so
   that every worker script passes the router.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections.abc import Iterator
@@ -178,21 +180,16 @@ def visit(
 
     chromium: (browser type, launch options), the ``chromium`` fixture.
 
-    patch: (file name, text, replacement) applied to that Pyodide file as served.
+    patch: (file name, text, replacement) applied to that Pyodide file as served. Only Pyodide's files
+      (versioned: always from the network) are patched so: the runner's scripts may come from the
+      service worker's copies, and Chromium does not route a worker's worker's requests (the snapshot's
+      workers), so a failing snapshot reader is made by a ``prelude`` instead (``in_the_reader``).
     quota: bytes of storage the origin may use (0: the browser's default).
     missing: files whose name starts with this are answered 404 (none if empty); the HTTP
       cache is cleared first (DevTools' ``Network.clearBrowserCache``), or it would answer.
-    prelude: JavaScript put before each worker script (``/worker/…js``); no service worker then.
-
-    A patched runner file (``RUNNER_FILES``) is first deleted from the service worker's caches, from a
-    page of the site that boots no Python: the service worker serves the runner's files from its own
-    copies once it has kept them (cache_policy.js: named by their content), which a profile copied after
-    the first visit holds or not, depending on how far that visit's service worker got, and a request it
-    answers from its cache never reaches this router. Its fetch from the network does; the first visit
-    registered it, and the patched visit waits until it is active. (The snapshot's
-    workers are started by the Python worker, and Chromium does not route a worker's worker's requests:
-    keeping the service worker out would let the unpatched file through.) Pyodide's own files always come
-    from the network (versioned), so patching them needs no such care.
+    prelude: JavaScript put before each worker script (``/worker/…js``); no service worker then: the
+      profile's registration is deleted first (DevTools' ``Storage.clearDataForOrigin``) and no new one
+      is made, or the service worker would serve the scripts from its copies, past this router.
     ready: wait until cell 1 says Python is ready (else only until the page has loaded).
     """
     browser_type, options = chromium
@@ -228,10 +225,11 @@ def visit(
         page.on("console", lambda message: current.lines.append(message.text))
         if missing:
             context.new_cdp_session(page).send("Network.clearBrowserCache")
-        if patch and patch[0] in RUNNER_FILES:
-            page.goto(site_root(url) + "assets/course/worker-settings.json")
-            page.evaluate("() => navigator.serviceWorker.ready.then(() => null)")  # it serves the lesson then
-            page.evaluate(DROP_KEPT_COPIES, patch[0])
+        if prelude:  # a service worker the profile registered before would still serve the worker's scripts
+            origin = site_root(url).rstrip("/")
+            context.new_cdp_session(page).send(
+                "Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "service_workers"}
+            )
         if quota:
             origin = site_root(url).rstrip("/")
             context.new_cdp_session(page).send("Storage.overrideQuotaForOrigin", {"origin": origin, "quotaSize": quota})
@@ -251,11 +249,33 @@ def site_root(url: str) -> str:
 
 
 WORKER_SCRIPT = re.compile(r"/worker/[^/]+\.js$")
-RUNNER_FILES = ("snapshot_reader.js", "snapshot_maker.js")  # patched here; served by the service worker
 NO_OPFS = "delete StorageManager.prototype.getDirectory;"
 NO_SYNC_ACCESS_HANDLES = (
     "delete FileSystemFileHandle.prototype.createSyncAccessHandle; delete self.FileSystemSyncAccessHandle;"
 )
+
+
+def in_the_reader(prelude: str) -> str:
+    """A prelude for the Python worker that starts its snapshot reader (snapshot_reader.js, a module worker)
+    with ``prelude`` before it: Chromium does not route a worker's worker's requests, so the router cannot
+    put it there itself. The reader's own module is then imported, from its own URL."""
+    return f"""if (!self.courseReaderPrelude) {{
+    self.courseReaderPrelude = true;
+    const Real = self.Worker;
+    self.Worker = class extends Real {{
+        constructor(url, options) {{
+            const href = new URL(String(url), self.location.href).href;
+            if (!href.endsWith("/snapshot_reader.js")) {{
+                super(url, options);
+                return;
+            }}
+            const source = {json.dumps(prelude)} + "\\nawait import(" + JSON.stringify(href) + ");";
+            super(URL.createObjectURL(new Blob([source], {{ type: "text/javascript" }})), options);
+        }}
+    }};
+}}"""
+
+
 HELD = """FileSystemFileHandle.prototype.createSyncAccessHandle = function () {
     return Promise.reject(new DOMException("held by another tab", "NoModificationAllowedError"));
 };"""
@@ -268,12 +288,15 @@ def first_visit(chromium, url: str, profile: Path) -> int:
         return int(first.wait_for(KEPT)[1])
 
 
-def kept_then_rewritten(chromium, url: str, profile: Path, kind: str) -> None:
-    """On ``profile``, where a first visit kept a snapshot, a visit restores it, then rewrites the kept
-    file as ``kind`` (REWRITE)."""
-    with visit(chromium, url, profile) as second:
-        second.wait_for(RESTORED)
-        second.page.evaluate(REWRITE, kind)
+def rewritten(chromium, url: str, profile: Path, kind: str) -> None:
+    """On ``profile``, where a first visit kept a snapshot, rewrite the kept file as ``kind`` (REWRITE), from a
+    page of the site that boots no Python (no worker holds the file then)."""
+    with visit(chromium, site_root(url) + QUIET_PAGE, profile, ready=False) as quiet:
+        quiet.page.evaluate(REWRITE, kind)
+
+
+QUIET_PAGE = "assets/course/worker-settings.json"
+"""A page of the site's origin that starts no Python: its storage and caches, with nothing holding them."""
 
 
 PROBE = "import os, random, sys; print(random.random(), sys.flags.hash_randomization, os.environ['MPLBACKEND'])"
@@ -337,7 +360,7 @@ def test_corrupt_package_files_are_not_used_and_the_snapshot_is_replaced(chromiu
     """Garbage in the kept package files (their other faults, a record that misplaces a wheel among them,
     are tests/js/snapshot.test.mjs's)."""
     url = site_server + LESSON
-    kept_then_rewritten(chromium, url, visited, "package files")
+    rewritten(chromium, url, visited, "package files")
     with visit(chromium, url, visited) as third:
         third.wait_for(RESTORED)  # the snapshot itself is intact
         assert re.fullmatch(r"sha256 [0-9a-f]{64}", third.wait_for(PACKAGE_FILES_CORRUPT)[1])
@@ -353,7 +376,7 @@ def test_a_restored_python_that_cannot_start_deletes_its_snapshot(chromium, site
     """Kept files that pass their checks but break numpy (a record that mixes up two files' sizes):
     the boot fails, as it would every visit, so the snapshot is deleted and the next visit boots normally."""
     url = site_server + LESSON
-    kept_then_rewritten(chromium, url, visited, "numpy's files mixed up")
+    rewritten(chromium, url, visited, "numpy's files mixed up")
     with visit(chromium, url, visited, ready=False) as third:
         third.wait_for(RESTORED)
         third.wait_for("course: the restored Python could not start: snapshot deleted")
@@ -367,7 +390,7 @@ def test_a_restored_python_that_cannot_start_deletes_its_snapshot(chromium, site
 def test_a_kept_package_whose_wheel_changed_is_unpacked_from_the_new_wheel(chromium, site_server, visited):
     """A site update that ships a new posenc wheel: the kept posenc files are not used, numpy's still are."""
     url = site_server + LESSON
-    kept_then_rewritten(chromium, url, visited, "new posenc")
+    rewritten(chromium, url, visited, "new posenc")
     with visit(chromium, url, visited) as third:
         third.wait_for(RESTORED)
         assert third.wait_for(FROM_KEPT_FILES)[1] == "numpy"
@@ -399,7 +422,7 @@ def test_a_corrupt_snapshot_is_refused_and_replaced(chromium, site_server, visit
     """One byte of the kept snapshot changed: the browser's own sha256 refuses it. (A file of garbage, or
     cut short, and the other ways its bytes can be wrong are refused the same way: tests/js/snapshot.test.mjs.)"""
     url = site_server + LESSON
-    kept_then_rewritten(chromium, url, visited, "flipped byte")
+    rewritten(chromium, url, visited, "flipped byte")
     with visit(chromium, url, visited) as third:
         assert re.fullmatch("corrupt snapshot: sha256 [0-9a-f]{64}", third.wait_for(NORMAL)[1])
         assert third.print_of("#cell-1", "print(6 * 7)") == "42"
@@ -410,19 +433,16 @@ def test_a_corrupt_snapshot_is_refused_and_replaced(chromium, site_server, visit
 
 def test_a_snapshot_reader_that_fails_leaves_a_normal_boot(chromium, site_server, visited):
     """The kept file is read and hashed by a worker of its own (snapshot_reader.js); when that
-    worker cannot start (here its script throws as it loads), Python boots normally. (A 404 would not
-    do: the service worker answers a runner file that went missing with its kept copy; ``visit`` deletes
-    its kept copy first, so that the patched script is the one the worker gets.)"""
+    worker cannot start (here its script throws as it loads), Python boots normally."""
     url = site_server + LESSON
-    broken = ("snapshot_reader.js", 'import { compileKeptLibraries, readKeptFile } from "./snapshot.js";', "throw 1;")
-    with visit(chromium, url, visited, patch=broken) as second:
+    with visit(chromium, url, visited, prelude=in_the_reader("throw 1;")) as second:
         assert second.wait_for(NORMAL)[1].startswith("snapshot reader failed: ")
         assert second.print_of("#cell-1", "print(6 * 7)") == "42"
 
 
 def test_a_snapshot_of_another_build_is_refused(chromium, site_server, visited):
     url = site_server + LESSON
-    kept_then_rewritten(chromium, url, visited, "another build")
+    rewritten(chromium, url, visited, "another build")
     with visit(chromium, url, visited) as third:
         assert third.wait_for(NORMAL)[1] == f"snapshot for build {'0' * 64}"
         assert third.print_of("#cell-1", "print(6 * 7)") == "42"
@@ -433,9 +453,8 @@ def test_a_snapshot_is_not_restored_onto_the_official_stdlib(chromium, site_serv
     (a 404, and no offline copy kept) the worker falls back to the official zip, and a restore,
     which starts before the stdlib has arrived, is thrown away for a normal boot."""
     url = site_server + LESSON
-    with visit(chromium, url, visited) as second:
-        second.wait_for(RESTORED)
-        second.page.evaluate(DROP_KEPT_COPIES, "python_stdlib-pyc-")
+    with visit(chromium, site_root(url) + QUIET_PAGE, visited, ready=False) as quiet:
+        quiet.page.evaluate(DROP_KEPT_COPIES, "python_stdlib-pyc-")
     with visit(chromium, url, visited, missing="python_stdlib-pyc-") as third:
         assert third.wait_for(NORMAL)[1] == "the derived stdlib failed: snapshot not used"
         assert third.print_of("#cell-1", "import json, email.message; print(6 * 7)") == "42"
@@ -489,8 +508,9 @@ def test_without_the_storage_python_boots_normally_and_makes_no_snapshot(
 def test_a_kept_snapshot_restores_where_a_sync_access_handle_is_missing_or_fails(
     chromium, site_server, visited, prelude
 ):
-    """Read as a File instead: a browser without sync access handles, or a file another tab's worker holds."""
+    """Read as a File instead: a browser without sync access handles, or a file another tab's worker holds
+    (the snapshot reader reads the file: the prelude is put before its script too)."""
     url = site_server + LESSON
-    with visit(chromium, url, visited, prelude=prelude) as later:
+    with visit(chromium, url, visited, prelude=prelude + "\n" + in_the_reader(prelude)) as later:
         later.wait_for(RESTORED)
         assert later.print_of("#cell-1", "import numpy; print(numpy.arange(4).sum())") == "6"
