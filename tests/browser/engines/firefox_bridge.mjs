@@ -9,7 +9,7 @@
 // {persistent: true}), "goto" {tab, url}, "reload" {tab}, "evaluate" {tab, source, arg} (source:
 // a function of one argument; its awaited result), "click" {tab, selector, still} (still:
 // a function of the selector that brings it into view and resolves once it is still), "console" {tab,
-// pattern} (the first console line of the page or its workers matching the pattern, awaited),
+// pattern, timeoutMs} (the first console line of the page or its workers matching the pattern, awaited),
 // "closeTab" {tab}, "close".
 import puppeteer from "puppeteer-core";
 import { createInterface } from "node:readline";
@@ -44,10 +44,21 @@ async function newTab({ persistent }) {
   return id;
 }
 
-function consoleLine(tab, source) {
+// The first console line of the tab matching `source`, seen already or within `timeoutMs`; a wait that
+// ends without it fails with the lines that did come (the steps' waits are as long: steps.WAIT_MS).
+function consoleLine(tab, source, timeoutMs) {
   const pattern = new RegExp(source);
   const seen = tab.lines.find((line) => pattern.test(line));
-  return seen ?? new Promise((resolve) => tab.waiters.push({ pattern, resolve }));
+  if (seen !== undefined) return seen;
+  return new Promise((resolve, reject) => {
+    const waiter = { pattern, resolve: (line) => (clearTimeout(timer), resolve(line)) };
+    const timer = setTimeout(() => {
+      tab.waiters = tab.waiters.filter((other) => other !== waiter);
+      const said = tab.lines.slice(-12).map((line) => `\n  console: ${line.slice(0, 300)}`).join("");
+      reject(new Error(`no console line matched /${source}/ in ${timeoutMs / 1000} s; the last lines:${said}`));
+    }, timeoutMs);
+    tab.waiters.push(waiter);
+  });
 }
 
 // A guard on the window for the click to come at `selector`'s middle (the test has brought it into
@@ -108,7 +119,7 @@ const ops = {
   reload: ({ tab }) => tabs.get(tab).page.reload().then(() => null),
   evaluate: ({ tab, source, arg }) => evaluate(tabs.get(tab), source, arg),
   click,
-  console: ({ tab, pattern }) => consoleLine(tabs.get(tab), pattern),
+  console: ({ tab, pattern, timeoutMs }) => consoleLine(tabs.get(tab), pattern, timeoutMs),
   closeTab: async ({ tab }) => {
     const { page, context } = tabs.get(tab);
     tabs.delete(tab);
