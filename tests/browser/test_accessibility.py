@@ -44,6 +44,12 @@ RAISING_CODE = 'import sys\nprint("a warning on stderr", file=sys.stderr)\nraise
 EXERCISE = ".course-exercise"
 
 
+NEXT_FRAMES = "() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))"
+"""Resolves after the next two frames. A change of the window's size reaches the page's ResizeObservers in
+the next frame (scroll_regions.js then gives a box that now scrolls its tab stop), before a learner could
+press a key; the driver's resize returns before that frame, so an audit waits for it."""
+
+
 TOGGLE = {"dark": "Switch to dark mode", "light": "Switch to light mode"}  # Material's palette (mkdocs.yml)
 
 
@@ -73,6 +79,7 @@ def audit_both_schemes(page, where: str, include: list[str] | None = None) -> li
         if scheme == "dark":
             found.append(report(f"{where} (dark)", audit(page, include)))
             page.set_viewport_size(PHONE)
+            page.evaluate(NEXT_FRAMES)
             found.append(report(f"{where} (dark, 390 px)", audit(page, include)))
             page.set_viewport_size(VIEWPORT)
     return found
