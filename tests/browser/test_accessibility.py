@@ -34,6 +34,7 @@ from page_fixture import (
     wait_until_python_is_ready,
 )
 from playwright.sync_api import expect
+from steps import SETTLED
 
 pytestmark = pytest.mark.browser
 
@@ -42,12 +43,6 @@ VIEWPORT = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 RAISING_CODE = 'import sys\nprint("a warning on stderr", file=sys.stderr)\nraise ValueError("an error on purpose")\n'
 EXERCISE = ".course-exercise"
-
-
-NEXT_FRAMES = "() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))"
-"""Resolves after the next two frames. A change of the window's size reaches the page's ResizeObservers in
-the next frame (scroll_regions.js then gives a box that now scrolls its tab stop), before a learner could
-press a key; the driver's resize returns before that frame, so an audit waits for it."""
 
 
 TOGGLE = {"dark": "Switch to dark mode", "light": "Switch to light mode"}  # Material's palette (mkdocs.yml)
@@ -79,7 +74,9 @@ def audit_both_schemes(page, where: str, include: list[str] | None = None) -> li
         if scheme == "dark":
             found.append(report(f"{where} (dark)", audit(page, include)))
             page.set_viewport_size(PHONE)
-            page.evaluate(NEXT_FRAMES)
+            # The page's ResizeObservers run in the next frame (scroll_regions.js then gives a box that now
+            # scrolls its tab stop), before a learner could press a key; the driver's resize returns before it.
+            page.evaluate(SETTLED)
             found.append(report(f"{where} (dark, 390 px)", audit(page, include)))
             page.set_viewport_size(VIEWPORT)
     return found

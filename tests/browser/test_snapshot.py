@@ -225,13 +225,12 @@ def visit(
         page.on("console", lambda message: current.lines.append(message.text))
         if missing:
             context.new_cdp_session(page).send("Network.clearBrowserCache")
+        origin = site_root(url).rstrip("/")
         if prelude:  # a service worker the profile registered before would still serve the worker's scripts
-            origin = site_root(url).rstrip("/")
             context.new_cdp_session(page).send(
                 "Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "service_workers"}
             )
         if quota:
-            origin = site_root(url).rstrip("/")
             context.new_cdp_session(page).send("Storage.overrideQuotaForOrigin", {"origin": origin, "quotaSize": quota})
         page.goto(url)
         if ready:
