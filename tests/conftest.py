@@ -6,6 +6,7 @@ that leaves 127.0.0.1; a test that caused one fails at teardown.
 
 from __future__ import annotations
 
+import collections
 import fcntl
 import functools
 import importlib.util
@@ -15,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -180,6 +182,11 @@ class _Handler(SimpleHTTPRequestHandler):
     def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
         if "/worker-settings.json" in self.path:
             PYTHON_BOOTS.add()
+        REQUESTS.answered(self, code)
+
+    def do_GET(self) -> None:
+        REQUESTS.arrived(self)
+        super().do_GET()
 
     def handle_one_request(self) -> None:
         # A browser that drops a connection (a page closed mid-download) is no error of the test's.
@@ -187,6 +194,51 @@ class _Handler(SimpleHTTPRequestHandler):
             super().handle_one_request()
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
+
+
+class _RequestJournal:
+    """What this test process's loopback servers were asked, and what they answered: a failed test's
+    report lists it, so that a page that waited for a file shows whether the request came, and how it ended."""
+
+    KEPT = 150
+
+    def __init__(self) -> None:
+        self.answers: collections.deque[tuple[float, str]] = collections.deque(maxlen=self.KEPT)
+        self.open: dict[int, tuple[float, str]] = {}  # handler id -> its request, not answered yet
+        self._lock = threading.Lock()
+
+    def arrived(self, handler: SimpleHTTPRequestHandler) -> None:
+        with self._lock:
+            self.open[id(handler)] = (time.time(), self._request(handler))
+
+    def answered(self, handler: SimpleHTTPRequestHandler, code: int | str) -> None:
+        with self._lock:
+            self.open.pop(id(handler), None)
+            self.answers.append((time.time(), f"{self._request(handler)} {code}"))
+
+    def since(self, start: float) -> list[str]:
+        """Answers since ``start`` (time.time()), then the requests not answered; each at its second from ``start``."""
+        with self._lock:
+            done = [f"{at - start:8.3f} {text}" for at, text in self.answers if at >= start]
+            waiting = [f"{at - start:8.3f} {text} (no answer yet)" for at, text in self.open.values()]
+        return done + waiting
+
+    @staticmethod
+    def _request(handler: SimpleHTTPRequestHandler) -> str:
+        return f":{handler.server.server_address[1]} {handler.command} {handler.path}"
+
+
+REQUESTS = _RequestJournal()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and call.when in ("setup", "call"):
+        lines = REQUESTS.since(call.start)
+        title = f"requests to loopback servers during {call.when} (seconds from its start, port, request, status)"
+        report.sections.append((title, "\n".join(lines) or "(none)"))
 
 
 class _Counter:

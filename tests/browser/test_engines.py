@@ -100,21 +100,26 @@ def test_with_the_server_gone_a_reload_loads_the_lesson_and_a_cell_runs(tab, eng
 @pytest.mark.parametrize("engine", ["chromium", "firefox"], indirect=True)
 def test_a_later_visit_in_a_new_browser_process_restores_the_snapshot(engine, site_server, tmp_path):
     url = site_server + LESSON
-    for visit in ("first", "later"):
+    for visit in (first_visit_keeps_a_snapshot, later_visit_restores_it):
         launched = engine.launch(tmp_path / "profile")
         try:
-            tab = launched.tab()
-            steps.open_lesson(tab, url)
-            # Each wait is for whichever line ends the step, then its words are checked: a snapshot not
-            # kept, or not restored, fails at once with what the worker said.
-            if visit == "first":
-                assert tab.console(HOW_PYTHON_STARTED).endswith("(no snapshot)")
-                assert re.match(KEPT, tab.console(SNAPSHOT_KEPT_OR_NOT))
-            else:
-                assert re.match(RESTORED, tab.console(HOW_PYTHON_STARTED))
-                steps.run(tab, "#cell-1")
-                steps.wait_for(tab, "#cell-1", "^ok$", "data-status")
+            visit(launched.tab(), url)
             external = launched.take_external()
         finally:
             launched.close()
         assert not external, f"requests left 127.0.0.1: {external}"
+
+
+# Each wait is for whichever line ends the step, then its words are checked: a snapshot not
+# kept, or not restored, fails at once with what the worker said.
+def first_visit_keeps_a_snapshot(tab, url: str) -> None:
+    steps.open_lesson(tab, url)
+    assert tab.console(HOW_PYTHON_STARTED).endswith("(no snapshot)")
+    assert re.match(KEPT, tab.console(SNAPSHOT_KEPT_OR_NOT))
+
+
+def later_visit_restores_it(tab, url: str) -> None:
+    steps.open_lesson(tab, url)
+    assert re.match(RESTORED, tab.console(HOW_PYTHON_STARTED))
+    steps.run(tab, "#cell-1")
+    steps.wait_for(tab, "#cell-1", "^ok$", "data-status")

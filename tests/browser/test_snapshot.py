@@ -20,10 +20,10 @@ What is simulated, and how:
   Only the test changes these bytes; the site ships the verified files.
 - a browser without the origin private file system or its synchronous access handles, where
   the file is held by another tab's worker, or where the snapshot reader's script throws as it
-  loads: the test's router puts a prelude before each of the Python's workers' scripts
-  (``js/worker/``) that deletes the feature, makes it fail, or gives the reader a throwing script
-  (init scripts reach only the page, not its workers); the service worker is kept out, so
-  that every worker script passes the router.
+  loads, never answers or never sends its compiled libraries: the test's router puts a prelude
+  before each of the Python's workers' scripts (``js/worker/``) that deletes the feature, makes it
+  fail, or gives the reader a script of the test's (init scripts reach only the page, not its
+  workers); the service worker is kept out, so that every worker script passes the router.
 """
 
 from __future__ import annotations
@@ -437,6 +437,34 @@ def test_a_snapshot_reader_that_fails_leaves_a_normal_boot(chromium, site_server
     with visit(chromium, url, visited, prelude=in_the_reader("throw 1;")) as second:
         assert second.wait_for(NORMAL)[1].startswith("snapshot reader failed: ")
         assert second.print_of("#cell-1", "print(6 * 7)") == "42"
+
+
+NEVER_ANSWERS = "await new Promise(() => {});"
+"""A reader prelude that never ends: its module never runs, as where a browser leaves the script unanswered."""
+
+KEEPS_ITS_LIBRARIES = """const post = self.postMessage.bind(self);
+self.postMessage = (message, transfer) => { if (!message?.libraries) post(message, transfer); };"""
+"""A reader prelude that swallows the reader's last message, its compiled libraries (the reader then closes)."""
+
+
+def test_a_snapshot_reader_that_never_answers_leaves_a_normal_boot(chromium, site_server, visited):
+    """Past main.js's READ_MS (20 s) without the reader's answer, the boot goes on without the snapshot,
+    where it would otherwise wait for good (a browser can leave a worker's script, or the file, unanswered)."""
+    url = site_server + LESSON
+    with visit(chromium, url, visited, prelude=in_the_reader(NEVER_ANSWERS)) as second:
+        assert second.wait_for(NORMAL)[1] == "snapshot not read: its reader did not answer in 20 s"
+        assert second.print_of("#cell-1", "print(6 * 7)") == "42"
+
+
+def test_a_restore_without_its_compiled_libraries_installs_numpy_all_the_same(chromium, site_server, visited):
+    """The reader answered with the file, then its compiled libraries never came: past READ_MS the restore
+    installs numpy from the kept files all the same, Pyodide's loader compiling its libraries itself."""
+    url = site_server + LESSON
+    with visit(chromium, url, visited, prelude=in_the_reader(KEEPS_ITS_LIBRARIES)) as later:
+        later.wait_for(RESTORED)
+        installed = later.wait_for(FROM_KEPT_FILES)
+        assert (installed[1], installed[2]) == ("numpy, posenc", "0")
+        assert later.print_of("#cell-1", "import numpy; print(numpy.arange(4).sum())") == "6"
 
 
 def test_a_snapshot_of_another_build_is_refused(chromium, site_server, visited):

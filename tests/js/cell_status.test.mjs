@@ -48,18 +48,48 @@ test("the status sets the cell's data-state and the progress bar", () => {
 });
 
 test("progress text changes at most every 250 ms, unless the state changes", () => {
-  const [, line] = status();
-  now = 1000;
-  line.progress("Loading… 1 MB", "loading", { loaded: 1, total: 0 });
-  now = 1100;
-  line.progress("Loading… 2 MB", "loading", { loaded: 2, total: 0 });
-  assert.equal(line.node.textContent, "Loading… 1 MB");
-  now = 1250;
-  line.progress("Loading… 3 MB", "loading", { loaded: 3, total: 0 });
-  assert.equal(line.node.textContent, "Loading… 3 MB");
-  now = 1260;
-  line.progress("Waiting for Python…", "waiting", { loaded: 3, total: 0 });
-  assert.equal(line.node.textContent, "Waiting for Python…");
+  mock.timers.enable({ apis: ["setTimeout"] });
+  try {
+    const [, line] = status();
+    now = 1000;
+    line.progress("Loading… 1 MB", "loading", { loaded: 1, total: 0 });
+    now = 1100;
+    line.progress("Loading… 2 MB", "loading", { loaded: 2, total: 0 });
+    assert.equal(line.node.textContent, "Loading… 1 MB");
+    now = 1250;
+    line.progress("Loading… 3 MB", "loading", { loaded: 3, total: 0 });
+    assert.equal(line.node.textContent, "Loading… 3 MB");
+    now = 1260;
+    line.progress("Waiting for Python…", "waiting", { loaded: 3, total: 0 });
+    assert.equal(line.node.textContent, "Waiting for Python…");
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test("a progress text held back shows once its 250 ms are over, unless a newer status came first", () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  try {
+    const [root, line] = status();
+    now = 1000;
+    line.progress("Loading Python…", "loading", { loaded: 0, total: 0 });
+    now = 1050;
+    line.progress("Loading Python… 9.1 / 9.1 MB", "loading", { loaded: 9, total: 9 });
+    assert.equal(line.node.textContent, "Loading Python…");
+    mock.timers.tick(199);
+    assert.equal(line.node.textContent, "Loading Python…");
+    now = 1250;
+    mock.timers.tick(1); // the last figure of the burst, at the end of its interval
+    assert.equal(line.node.textContent, "Loading Python… 9.1 / 9.1 MB");
+    now = 1300;
+    line.progress("Starting Python…", "loading", { loaded: 9, total: 9 });
+    line.set("Python is ready", "ready"); // newer than the held text, which is then not shown
+    mock.timers.tick(250);
+    assert.equal(line.node.textContent, "Python is ready");
+    assert.equal(root.getAttribute("data-state"), "ready");
+  } finally {
+    mock.timers.reset();
+  }
 });
 
 test("a flashed status shows for a while, then what was there, unless it changed meanwhile", () => {

@@ -58,11 +58,13 @@ export class CellStatus {
   constructor(root, node, progressBar, countNode) {
     Object.assign(this, { root, node, progressBar, countNode });
     this.quiet = false; // a run for the inputs: their status says when it is done, this one keeps still
+    this.latest = null; // the timer that shows a progress text held back (progress())
     this.lastStatusAt = 0;
   }
 
   /** Show `text` and set the cell's data-state; `progress` ({loaded, total}) shows the bar (indeterminate without a total). */
   set(text, state, { progress = null } = {}) {
+    clearTimeout(this.latest); // a newer status: the held progress text is outdated
     if (this.node.textContent !== text && !this.quiet) this.node.textContent = text;
     this.root.setAttribute(DATA.state, state);
     // While bytes count up, screen readers wait for the outcome instead of
@@ -81,7 +83,7 @@ export class CellStatus {
     }
   }
 
-  /** Progress text: change it at most every STATUS_PROGRESS_MS. */
+  /** Progress text: change it at most every STATUS_PROGRESS_MS (the latest text held back shows at the end of one). */
   progress(text, state, progress, force = false) {
     const now = performance.now();
     if (force || now - this.lastStatusAt >= STATUS_PROGRESS_MS || this.root.getAttribute(DATA.state) !== state) {
@@ -89,6 +91,9 @@ export class CellStatus {
       this.set(text, state, { progress });
     } else {
       this.set(this.node.textContent, state, { progress });
+      // The latest text once the interval is over, unless a newer status comes first: else the last
+      // figures of a burst (all of them, when it is quick) would never show.
+      this.latest = setTimeout(() => this.progress(text, state, progress, true), this.lastStatusAt + STATUS_PROGRESS_MS - now);
     }
   }
 

@@ -24,31 +24,53 @@ settings.catch(() => {}); // boot.js reads the failure and tells the page
 const early = [];
 self.onmessage = (event) => early.push(event.data);
 
+/* How long each step of reading the kept snapshot may take: the file system's answer, the
+ * reader's (the file read and hashed: well under a second), then the reader's compiled libraries.
+ * Past it the boot goes on without (a normal boot; or the loader compiles the libraries itself):
+ * a browser that leaves the reader's script, or the file, unanswered would otherwise hold
+ * Python's boot for good. */
+const READ_MS = 20000;
+
 // The snapshot that this browser may keep (snapshot.js), where there is one, is read and hashed
 // now, by a worker of its own: this thread's time goes to the modules and Pyodide's scripts.
 // Without one (a first visit), no reader is started and the boot does not wait for it.
 const keptSnapshot = import("./snapshot.js").then(
   async ({ missingSnapshotFile }) => {
-    const missing = await missingSnapshotFile();
+    const missing = await withinReadTime(missingSnapshotFile(), "the file system", (why) => why);
     return missing ? { reason: missing } : readKeptSnapshot();
   },
   () => ({ reason: "snapshot.js could not be loaded" }), // dispatch.js's import fails too, and says why
 );
 
+/* `promise`, or late(why) once READ_MS have passed without its answer (`who` did not answer). */
+function withinReadTime(promise, who, late) {
+  let timer;
+  const deadline = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(late(`snapshot not read: ${who} did not answer in ${READ_MS / 1000} s`)), READ_MS);
+  });
+  return Promise.race([promise.finally(() => clearTimeout(timer)), deadline]);
+}
+
 /* A promise of snapshot.js's readKeptFile() answer, from snapshot_reader.js, with `libraries`: a
- * promise of its compiled shared libraries (a Map, empty if none); {reason} if that worker fails. */
+ * promise of its compiled shared libraries (a Map, empty if none); {reason} if that worker fails
+ * or does not answer within READ_MS.  A reader past its time is ended, its libraries then none. */
 function readKeptSnapshot() {
   let compiled;
   const libraries = new Promise((resolve) => {
     compiled = resolve;
   });
-  return new Promise((resolve) => {
+  let reader = null;
+  const end = () => {
+    reader?.terminate();
+    compiled(new Map());
+  };
+  const answer = new Promise((resolve) => {
     const failed = (why) => {
       resolve({ reason: `snapshot reader failed: ${why}` });
       compiled(new Map());
     };
     try {
-      const reader = new Worker(new URL("./snapshot_reader.js", self.location.href), { type: "module", name: "course-snapshot-reader" });
+      reader = new Worker(new URL("./snapshot_reader.js", self.location.href), { type: "module", name: "course-snapshot-reader" });
       reader.onmessage = ({ data }) => (data.libraries ? compiled(data.libraries) : resolve({ ...data, libraries }));
       reader.onerror = (event) => {
         event.preventDefault();
@@ -58,6 +80,8 @@ function readKeptSnapshot() {
       failed(err.message || err);
     }
   });
+  answer.then(({ file }) => file && withinReadTime(libraries, "its compiler", end));
+  return withinReadTime(answer, "its reader", (why) => (end(), { reason: why }));
 }
 
 import("./dispatch.js").then(({ start }) => start(SETTINGS_URL, settings, early, keptSnapshot), (err) => {

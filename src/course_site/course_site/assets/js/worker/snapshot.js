@@ -17,6 +17,8 @@
  *   nothing kept, storage unavailable           normal boot (no origin private file system or no
  *                                               synchronous access handles: none is made either)
  *   the file held by another tab's worker       read as a File instead of with a sync access handle
+ *   the file system or the reader silent 20 s   normal boot (main.js READ_MS); its compiled libraries
+ *                                               silent 20 s: the loader compiles them itself
  *   kept for another build, version or stdlib   refused (record), deleted, normal boot
  *   corrupt (trailer, header, size or sha256)   refused, deleted, normal boot
  *   its package files corrupt (sha256, layout)  restored, the wheels unpacked, deleted
