@@ -44,6 +44,11 @@ async function newTab({ persistent }) {
   return id;
 }
 
+// The last lines the page and its workers said, for a failure's message.
+function lastLines(tab) {
+  return tab.lines.slice(-12).map((line) => `\n  console: ${line.slice(0, 300)}`).join("");
+}
+
 // The first console line of the tab matching `source`, seen already or within `timeoutMs`; a wait that
 // ends without it fails with the lines that did come (the steps' waits are as long: steps.WAIT_MS).
 function consoleLine(tab, source, timeoutMs) {
@@ -54,8 +59,7 @@ function consoleLine(tab, source, timeoutMs) {
     const waiter = { pattern, resolve: (line) => (clearTimeout(timer), resolve(line)) };
     const timer = setTimeout(() => {
       tab.waiters = tab.waiters.filter((other) => other !== waiter);
-      const said = tab.lines.slice(-12).map((line) => `\n  console: ${line.slice(0, 300)}`).join("");
-      reject(new Error(`no console line matched /${source}/ in ${timeoutMs / 1000} s; the last lines:${said}`));
+      reject(new Error(`no console line matched /${source}/ in ${timeoutMs / 1000} s; the last lines:${lastLines(tab)}`));
     }, timeoutMs);
     tab.waiters.push(waiter);
   });
@@ -108,8 +112,7 @@ async function evaluate(tab, source, arg) {
   try {
     return await tab.page.evaluate(`(${source})(${JSON.stringify(arg ?? null)})`);
   } catch (error) {
-    const said = tab.lines.slice(-12).map((line) => `\n  console: ${line.slice(0, 300)}`).join("");
-    throw new Error(`${error?.message || error}${said}`);
+    throw new Error(`${error?.message || error}${lastLines(tab)}`);
   }
 }
 
