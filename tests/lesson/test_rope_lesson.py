@@ -902,6 +902,40 @@ def test_the_factor_does_not_change_which_pairs_are_kept(lesson):
     assert "which pairs are kept, blended and interpolated does not depend on it" in flat(lesson.text)
 
 
+def test_the_factor_changes_the_curve_but_no_count(lesson):
+    """NTK-aware's every ratio after pair 0 moves with s; YaRN's and llama3's blended ones do, their kept ones do not."""
+    theta = np.array(_theta(128))
+
+    def ratio(name: str, s: float) -> np.ndarray:
+        scaling = {"rope_type": name, "factor": s}
+        if name in ("yarn", "llama3"):
+            scaling["original_max_position_embeddings"] = 2048
+        if name == "llama3":
+            scaling.update(low_freq_factor=1.0, high_freq_factor=4.0)
+        return posenc.rope_frequencies(128, scaling=scaling)[0] / theta
+
+    two, eight = ratio("ntk", 2.0), ratio("ntk", 8.0)
+    assert two[0] == eight[0] == 1.0 and np.all(np.abs(two[1:] - eight[1:]) > 1e-6)  # the whole curve
+    assert two[1:] == pytest.approx([2.0 ** (-2 * i / 126) for i in range(1, 64)])  # base * s^(d / (d - 2))
+    for name in ("yarn", "llama3"):
+        two, eight = ratio(name, 2.0), ratio(name, 8.0)
+        kept = np.isclose(two, 1.0)
+        np.testing.assert_array_equal(kept, np.isclose(eight, 1.0))
+        blended = ~kept & ~np.isclose(two, 0.5)
+        assert blended.any() and np.all(np.abs(two[blended] - eight[blended]) > 1e-3), name
+    text = flat(lesson.text)
+    assert "would only move the floor" not in text
+    assert "every blended ratio of YaRN and llama3 moves with it" in text
+    assert "NTK-aware's whole curve changes" in text
+
+
+def test_relative_scores_leave_no_absolute_position_in_the_score_not_in_the_model(lesson):
+    """A causal mask still gives a model its position (lesson 32): only the score is free of it."""
+    text = flat(lesson.text)
+    assert "No absolute position is left for the model to overfit to" not in text
+    assert "No absolute position enters the score itself (a causal mask still lets a model infer one" in text
+
+
 def test_the_inputs_cell_prose_asks_first_and_answers_below(lesson):
     text = flat(lesson.text)
     section = text[text.index("## Try it: which pairs each method slows") : text.index("## Check your understanding")]

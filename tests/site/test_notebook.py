@@ -24,6 +24,7 @@ from course_site.notebook import Source, lesson_notebook
 from course_site.strings import s
 
 matplotlib.use("agg")
+ROOT = Path(__file__).resolve().parents[2]
 PASSED = "All checks passed."
 LINK = re.compile(r'<a href="(?P<href>[^"]+\.ipynb)" download>(?P<text>[^<]*)</a>')
 SOLUTION = re.compile(r"<summary>Solution</summary>\n\n```python\n(?P<code>.*?)\n```", re.DOTALL)
@@ -217,3 +218,44 @@ def test_the_inputs_become_the_first_lines_with_what_each_may_hold():
         "#   show: True or False\n"
         "n = 4\nmethod = 'b'\nshow = True\n"
     )
+
+
+FOLDED_PAGE = """# 40 · A lesson
+
+!!! abstract "The idea"
+    Stated in plain view.
+
+Run the cell, then read:
+
+??? success "What the widths show"
+    The answer, folded.
+
+    A second paragraph.
+
+???+ tip "Open from the start"
+    Shown unfolded.
+"""
+
+
+def test_a_folded_answer_stays_folded_in_the_notebook():
+    """``???`` is ``<details>`` (folded), ``???+`` ``<details open>``; ``!!!`` stays a block quote in plain view."""
+    source = Source(FOLDED_PAGE, 1, "https://learner.github.io/course/lessons/40-a-lesson/", "pip install posenc")
+    (prose,) = [c.source for c in lesson_notebook(source, LessonBlocks(FOLDED_PAGE, PATH, 1, None)).cells[1:]]
+    assert "> **The idea**\n>\n> Stated in plain view." in prose
+    assert (
+        "<details><summary>What the widths show</summary>\n\nThe answer, folded.\n\nA second paragraph.\n\n</details>"
+        in prose
+    )
+    assert "<details open><summary>Open from the start</summary>\n\nShown unfolded.\n\n</details>" in prose
+    assert "> The answer" not in prose and "> Shown" not in prose
+
+
+def test_the_lessons_folded_answers_are_folded_in_their_notebooks(built_site: Path):
+    """Every ``??? success`` answer of a lesson is a ``<details>`` block of its notebook, none a block quote."""
+    for page in lesson_pages(built_site):
+        markdown = "\n".join(c.source for c in notebook_of(page).cells if c.cell_type == "markdown")
+        source = (ROOT / "lessons" / f"{page.parent.name}.md").read_text(encoding="utf-8")
+        titles = re.findall(r'^\?\?\? \w+ "([^"]+)"$', source, flags=re.M)
+        for title in titles:
+            assert f"<details><summary>{title}</summary>" in markdown, f"{page.parent.name}: {title!r} is not folded"
+            assert f"> **{title}**" not in markdown, f"{page.parent.name}: {title!r} is an open block quote"

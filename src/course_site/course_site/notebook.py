@@ -68,7 +68,7 @@ KERNEL = {
     "language_info": {"name": "python"},
 }
 _H1 = re.compile(r"(<h1\b[^>]*>.*?</h1>)", re.DOTALL)
-_ADMONITION = re.compile(r'^(?:!!!|\?\?\?\+?)\s+(?P<kind>[\w-]+)(?:\s+"(?P<title>[^"]*)")?\s*$')
+_ADMONITION = re.compile(r'^(?P<marker>!!!|\?\?\?\+?)\s+(?P<kind>[\w-]+)(?:\s+"(?P<title>[^"]*)")?\s*$')
 PAGE_ONLY = re.compile(r"<!--\s*page\s*-->.*?<!--\s*/page\s*-->", re.DOTALL)
 """Words for the page only, between ``<!-- page -->`` and ``<!-- /page -->``: left out of the notebook."""
 NOTEBOOK_ONLY = re.compile(r"<!--\s*notebook:\s*(?P<text>.*?)\s*-->", re.DOTALL)
@@ -211,7 +211,12 @@ def _pieces(source: Source, blocks: LessonBlocks) -> Iterator[tuple[str, int | N
 
 
 def _plain_markdown(text: str) -> str:
-    """The prose as Jupyter's Markdown reads it: admonitions as block quotes with a bold title."""
+    """The prose as Jupyter's Markdown reads it.
+
+    An admonition (``!!!``) becomes a block quote with a bold title; a collapsible one
+    (``???``, folded, or ``???+``, open) becomes ``<details>`` with its title as the summary,
+    so an answer folded on the page is folded in the notebook too.
+    """
     out: list[str] = []
     lines = textwrap.dedent(text).strip("\n").split("\n")
     k = 0
@@ -223,6 +228,9 @@ def _plain_markdown(text: str) -> str:
             continue
         body, k = _indented(lines, k + 1)
         title = match["title"] if match["title"] is not None else match["kind"].capitalize()
+        if match["marker"] != "!!!":
+            out.append(_details(title, "\n".join(body), opened=match["marker"] == "???+"))
+            continue
         quoted = [f"> **{title}**" if title else ">", ">", *(f"> {line}".rstrip() for line in body)]
         out.extend(quoted if body else quoted[:1])
     return "\n".join(out)
@@ -351,9 +359,10 @@ def _task_markdown(exercise: Exercise, number: int) -> str:
     return "\n\n".join(parts)
 
 
-def _details(summary: str, markdown: str) -> str:
-    """A folded block: Jupyter renders Markdown between the HTML tags when blank lines surround it."""
-    return f"<details><summary>{summary}</summary>\n\n{markdown}\n\n</details>"
+def _details(summary: str, markdown: str, *, opened: bool = False) -> str:
+    """A folded block (open if ``opened``): Jupyter renders Markdown between the HTML tags when blank lines surround it."""
+    tag = "<details open>" if opened else "<details>"
+    return f"{tag}<summary>{summary}</summary>\n\n{markdown}\n\n</details>"
 
 
 def _quiz_markdown(quiz: Quiz) -> str:
