@@ -74,6 +74,8 @@ __all__ = [
     "Batch",
     "Model",
     "Task",
+    "accuracy_by_position",
+    "attention_weights",
     "evaluate",
     "forward",
     "init_model",
@@ -535,6 +537,93 @@ def forward(model: Model, tokens: ArrayLike) -> NDArray[np.float64]:
 def predict(model: Model, tokens: ArrayLike) -> NDArray[np.intp]:
     """The most likely label at each position, shape (batch, n); see :func:`forward`."""
     return forward(model, tokens).argmax(axis=-1).astype(np.intp)
+
+
+def attention_weights(model: Model, tokens: ArrayLike) -> NDArray[np.float64]:
+    r"""The attention weights of every head: row ``i`` of head ``h`` is query ``i``'s softmax over its keys.
+
+    .. math:: \alpha_{h,ij} = \mathrm{softmax}_j\!\left(\frac{q_{h,i} \cdot k_{h,j}}{\sqrt{e}} + b_{h,ij}\right),
+        \qquad j \le i
+
+    with :math:`b` the scheme's score bias (ALiBi's, T5's bucket bias, or 0) and :math:`e`
+    the head width; keys after the query have weight 0.
+
+    Parameters
+    ----------
+    model : Model
+    tokens : array_like of int, shape (batch, n)
+        As for :func:`forward`.
+
+    Returns
+    -------
+    weights : ndarray of float64, shape (batch, n_heads, n, n)
+        Each row sums to 1.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`forward`.
+
+    Examples
+    --------
+    >>> model = init_model("copy", "alibi", length=8, rng=np.random.default_rng(0))
+    >>> w = attention_weights(model, [[1, 2, 3, 4]])
+    >>> w.shape, bool(np.allclose(w.sum(axis=-1), 1)), float(w[0, 0, 0, 1])   # causal: no weight on a later key
+    ((1, 4, 4, 4), True, 0.0)
+    """
+    return _forward(model, _as_tokens(model, tokens))[1]["weights"]
+
+
+def accuracy_by_position(
+    model: Model,
+    length: int,
+    *,
+    sequences: int = 64,
+    seed: int = 1,
+) -> NDArray[np.float64]:
+    """Accuracy at each query position of ``sequences`` fresh sequences of ``length`` tokens.
+
+    Where :func:`evaluate` gives one number per length, this splits it by the
+    position of the query, which shows *where* in a long input a model goes
+    wrong (a late query has more keys to share its attention with).
+
+    Parameters
+    ----------
+    model : Model
+    length : int
+        Test length ``n`` (at most ``L`` for ``"learned"``).
+    sequences : int, default 64
+        How many sequences to draw, >= 1.
+    seed : int, default 1
+        Non-negative; the data's own seed (the same data for every scheme).
+
+    Returns
+    -------
+    accuracy : ndarray of float64, shape (length,)
+        The fraction of sequences predicted right at each position; ``nan`` where
+        no sequence has a label (the first ``offset`` positions of ``"copy"``).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``model`` is not a Model or a number is out of range (the message names it).
+
+    Examples
+    --------
+    >>> model = train("copy", "t5-sized", length=8, steps=3, seed=0, batch_size=4)
+    >>> accuracy = accuracy_by_position(model, 16, sequences=8)
+    >>> accuracy.shape, bool(np.isnan(accuracy[:3]).all())   # copy 3 back: no label before position 3
+    ((16,), True)
+    """
+    if not isinstance(model, Model):
+        raise TypeError(f"model must be a Model (from train or init_model), got {type(model).__name__}")
+    length = check_positive_int(length, "length")
+    sequences = check_positive_int(sequences, "sequences")
+    batch = model.task.sample(np.random.default_rng(_check_seed(seed)), sequences, length)
+    right = (predict(model, batch.tokens) == batch.labels) & batch.mask  # (sequences, length)
+    labelled = batch.mask.sum(axis=0)  # (length,)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(labelled > 0, right.sum(axis=0) / labelled, np.nan)
 
 
 def loss_and_gradients(model: Model, batch: Batch) -> tuple[float, dict[str, NDArray[np.float64]]]:

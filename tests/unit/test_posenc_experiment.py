@@ -261,6 +261,43 @@ def test_evaluation_data_are_the_same_for_every_scheme() -> None:
     assert all(0.05 < value < 0.2 for value in scores[0].values())  # about 1/8
 
 
+def test_attention_weights_are_the_softmax_written_out() -> None:
+    """Head h's weights from the parameters by plain loops: q k / sqrt(e) plus ALiBi's bias, softmax over j <= i."""
+    model = tiny_model("copy", "alibi")
+    tokens = np.array([[1, 5, 0, 7, 2]])
+    weights = ex.attention_weights(model, tokens)
+    assert weights.shape == (1, 2, 5, 5)
+    x = model.params["embedding"][tokens[0]]  # (n, d)
+    e = model.d_model // model.n_heads
+    slopes = [2 ** (-8 * (h + 1) / model.n_heads) for h in range(model.n_heads)]
+    for h in range(model.n_heads):
+        part = slice(h * e, (h + 1) * e)
+        q, k = ((x @ model.params[name])[:, part] for name in ("w_q", "w_k"))
+        for i in range(5):
+            scores = [q[i] @ k[j] / math.sqrt(e) - slopes[h] * (i - j) for j in range(i + 1)]
+            exps = [math.exp(s - max(scores)) for s in scores]
+            assert weights[0, h, i, : i + 1] == pytest.approx([v / sum(exps) for v in exps], rel=1e-12)
+            assert np.all(weights[0, h, i, i + 1 :] == 0.0)
+
+
+def test_accuracy_by_position_splits_the_accuracy_of_the_same_sequences() -> None:
+    """Weighted by the labelled count of each position, the split gives back the overall accuracy."""
+    model = ex.train("copy", "t5-sized", length=8, steps=20, batch_size=8, seed=0)
+    by_position = ex.accuracy_by_position(model, 32, sequences=16, seed=5)
+    batch = model.task.sample(np.random.default_rng(5), 16, 32)
+    right = ex.predict(model, batch.tokens) == batch.labels
+    assert by_position.shape == (32,) and np.isnan(by_position[:3]).all()
+    assert by_position[3:] == pytest.approx(right[:, 3:].mean(axis=0))
+    counts = batch.mask.sum(axis=0)
+    assert np.nansum(by_position * counts) / counts.sum() == pytest.approx(right[batch.mask].mean())
+    with pytest.raises(TypeError, match="model must be a Model"):
+        ex.accuracy_by_position("model", 8)
+    with pytest.raises(ValueError, match="sequences must be positive"):
+        ex.accuracy_by_position(model, 8, sequences=0)
+    with pytest.raises(ValueError, match="learned table has no row"):
+        ex.accuracy_by_position(ex.train("copy", "learned", length=8, steps=1, batch_size=2), 9)
+
+
 def test_evaluate_another_copy_offset() -> None:
     model = ex.train("copy", "t5-sized", length=8, steps=2, batch_size=4)
     assert list(ex.evaluate(model, ex.Task("copy", offset=1), multiples=(1,), tokens_per_length=64)) == [1]
