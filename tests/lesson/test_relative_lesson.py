@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import math
 import re
 from pathlib import Path
@@ -190,7 +191,8 @@ def test_the_step_out_starts_below_three_quarters_of_a_turn(lesson, prose):
     for text in (
         "The pair of $\\lambda = 19.9$ never finished a turn",
         "($15 / 19.9 = 0.75$)",
-        "the pair of $\\lambda = 35$ (0.42 of a turn): its sine never went below 0 in training and its cosine never below $-0.9$",
+        "the pair of $\\lambda = 35$ (0.42 of a turn): its sine never went below 0 in training",
+        "and its cosine never below $-0.9$",
         "17 of the 32 columns step out by more than 0.1",
         "The slowest pairs turn so little even by position 127 that they stay within 0.1",
     ):
@@ -231,8 +233,9 @@ def test_a_decoder_trains_half_of_shaws_table(lesson):
     assert printed.getvalue().strip() == "[10  5  6  0  0]"  # w_-2 reads every offset <= -2; w_1, w_2 none
     wrong = {
         ex.starter: "trained_rows(6, 2)",
-        "def trained_rows(length, k):\n    return np.bincount(posenc.shaw_relative_indices(length, k).ravel())\n":
-            "a decoder never computes a key after its query",
+        "def trained_rows(length, k):\n    return np.bincount(posenc.shaw_relative_indices(length, k).ravel())\n": (
+            "a decoder never computes a key after its query"
+        ),
         "def trained_rows(length, k):\n    index = posenc.shaw_relative_indices(length, k)\n"
         "    return np.bincount(index[posenc.causal_mask(length)])\n": "count the rows that no pair reads too",
     }
@@ -250,15 +253,24 @@ def test_transformer_xl_absolute_terms_move_and_relative_ones_do_not(run, lesson
     ns = run.namespace
     W_q, W_kE, W_kR, E, u, v = (ns[name] for name in ("W_q", "W_kE", "W_kR", "E", "u", "v"))
     d = E.shape[1]
-    U = np.array([[math.sin(t / 10000 ** (2 * (c // 2) / d)) if c % 2 == 0 else math.cos(t / 10000 ** (2 * (c // 2) / d))
-                   for c in range(d)] for t in range(64)])
+    U = np.array(
+        [
+            [
+                math.sin(t / 10000 ** (2 * (c // 2) / d)) if c % 2 == 0 else math.cos(t / 10000 ** (2 * (c // 2) / d))
+                for c in range(d)
+            ]
+            for t in range(64)
+        ]
+    )
 
     def absolute(i, j):
         x_i, x_j = E[0] + U[i], E[1] + U[j]
         return (W_q @ x_i) @ (W_kE @ x_j)  # the four terms summed: (E_i + U_i) W_q^T W_k (E_j + U_j)
 
     def relative(i, j):
-        return (W_q @ E[0]) @ (W_kE @ E[1]) + (W_q @ E[0]) @ (W_kR @ U[i - j]) + u @ (W_kE @ E[1]) + v @ (W_kR @ U[i - j])
+        return (
+            (W_q @ E[0]) @ (W_kE @ E[1]) + (W_q @ E[0]) @ (W_kR @ U[i - j]) + u @ (W_kE @ E[1]) + v @ (W_kR @ U[i - j])
+        )
 
     assert abs(absolute(5, 2) - absolute(45, 42)) > 0.1
     assert relative(5, 2) == pytest.approx(relative(45, 42), abs=1e-12)
@@ -300,16 +312,20 @@ def test_t5_bucket_ranges_the_lesson_states(run, prose):
 def test_t5_bucket_widths_grow_roughly_and_a_later_key_is_bucket_0(run, prose, lesson):
     widths = [sum(transformers_causal_bucket(-n) == b for n in range(1001)) for b in range(16, 31)]
     assert widths[:5] == [3, 2, 3, 3, 4] and widths != sorted(widths)  # not strictly growing
-    assert all(b - a >= 0 for a, b in zip(widths[1:], widths[2:], strict=False))  # after the first dip, never less
-    assert run.printed[[k for k, p in enumerate(run.printed) if "bucket 31:" in p][0]].splitlines()[-2] == (
+    assert all(b - a >= 0 for a, b in itertools.pairwise(widths))  # after the first dip, never less
+    assert run.printed[next(k for k, p in enumerate(run.printed) if "bucket 31:" in p)].splitlines()[-2] == (
         "widths of buckets 16 to 30: [" + " ".join(f"{w:>2}" for w in widths) + "]"
     )
     assert "roughly rather than strictly (3, 2, 3, 3, 4, …" in prose
     assert transformers_causal_bucket(+5) == transformers_causal_bucket(+500) == 0  # a key after the query: bucket 0
-    assert "a key after the query gets distance 0, the bucket of the query itself, and the causal mask hides it" in prose
+    assert (
+        "a key after the query gets distance 0, the bucket of the query itself, and the causal mask hides it" in prose
+    )
     assert "a key after the query never counts" not in prose
     printed = cell_printing(run, "buckets a 16-token run reaches")
-    assert printed.splitlines()[-1] == "buckets a 16-token run reaches: [" + " ".join(f"{b:>2}" for b in range(16)) + "]"
+    assert (
+        printed.splitlines()[-1] == "buckets a 16-token run reaches: [" + " ".join(f"{b:>2}" for b in range(16)) + "]"
+    )
     answer = folded(lesson, "What a 16-token run trains")
     assert answer.startswith("Only buckets 0 to 15")
     assert "Distance 40 falls in bucket 23 and distance 120 in bucket 31" in answer
@@ -363,16 +379,31 @@ def test_the_shift_is_exact_only_under_the_causal_mask(lesson, prose):
     namespace: dict = {}
     with contextlib.redirect_stdout(io.StringIO()) as printed:
         exec(f"{ex.setup}\n{ex.solution}", namespace)
-    assert printed.getvalue().split() == ["[[False", "False", "False", "False", "True]", "[False", "False", "False", "False", "True]]"]
+    assert printed.getvalue().split() == [
+        "[[False",
+        "False",
+        "False",
+        "False",
+        "True]",
+        "[False",
+        "False",
+        "False",
+        "False",
+        "True]]",
+    ]
     wrong = {
         ex.starter: "every row agrees in your answer",
         "def rows_that_agree(slopes, n):\n    return np.zeros((len(slopes), n))\n": "must be a boolean array",
-        "def rows_that_agree(slopes, n):\n    return np.zeros((len(slopes), n), dtype=bool)\n": "rows_that_agree(..., 5)",
+        "def rows_that_agree(slopes, n):\n    return np.zeros((len(slopes), n), dtype=bool)\n": (
+            "rows_that_agree(..., 5)"
+        ),
     }
     for code, message in wrong.items():
         result = verdict(ex, code)
         assert not result.passed and message in result.message, (code, result.message)
-    assert folded(lesson, "Which rows agree").startswith("Only the last query's: it is the one row with no key after it.")
+    assert folded(lesson, "Which rows agree").startswith(
+        "Only the last query's: it is the one row with no key after it."
+    )
     assert "ALiBi's shifted bias" not in lesson.text  # the exercise that copied the cell above it
 
 
@@ -389,7 +420,7 @@ def test_kerple_and_fire_values(run):
 
 
 def test_the_penalties_plot_the_slope_the_legend_names(run, lesson):
-    """The plotted ALiBi line is -d/4 (head 0 of 4: m = 2^-2), to -16 at 64; KERPLE's curves lie above it from 17 and 19."""
+    """The plotted ALiBi line is -d/4 (head 0 of 4: m = 2^-2), to -16 at 64; KERPLE's are above it from 17 and 19."""
     ns = run.namespace
     assert ns["alibi"] == pytest.approx([-d / 4 for d in range(65)])
     assert 2 ** (-8 * 1 / 4) == 0.25  # the first head's slope; the second's, 1/16, is not the one named
@@ -407,8 +438,12 @@ def test_the_penalties_plot_the_slope_the_legend_names(run, lesson):
     (alt,) = [cell.options.alt for cell in lesson.cells if "log_kernel" in cell.code]
     assert "slope 1/4, down to −16 at distance 64" in alt
     answer = folded(lesson, "Which penalty is the mildest far away")
-    for text in ("$-6.99$ at distance 64", "$-8$ for the power curve and $-16$ for ALiBi",
-                 "($-0.81$ and $-1$ at distance 1, against $-0.25$)", "lies above it from 17 on, the logarithmic one from 19 on"):
+    for text in (
+        "$-6.99$ at distance 64",
+        "$-8$ for the power curve and $-16$ for ALiBi",
+        "($-0.81$ and $-1$ at distance 1, against $-0.25$)",
+        "lies above it from 17 on, the logarithmic one from 19 on",
+    ):
         assert text in answer, text
     assert round(log[1], 2) == -0.81 and round(log[64], 2) == -6.99
 
@@ -424,7 +459,9 @@ def test_fire_interpolates_on_a_finer_grid(lesson, prose):
     assert "so the MLP is never asked about an input outside its training range" not in prose
     assert "The interval is the same; the grid is not." in prose
     text = " ".join(lesson.text.split())
-    assert "the query at 10,000 gives its nearest key the input 0.0138, about 0.6 of the smallest non-zero input" in text
+    assert (
+        "the query at 10,000 gives its nearest key the input 0.0138, about 0.6 of the smallest non-zero input" in text
+    )
     assert "training on 600 tokens produced (0.0232)" in text
     ex = exercise(lesson, "FIRE's finest input")
     assert verdict(ex, ex.solution).passed
@@ -464,7 +501,10 @@ def test_nope_is_cited_as_the_papers_state_it(prose):
     assert 'found NoPE "on par with or even better than" T5\'s relative bias' in prose
     assert "ahead of ALiBi, rotary and the absolute encoding" in prose
     assert "better than the absolute, T5, ALiBi and rotary" not in prose  # not better than T5 on most tasks
-    assert "The page's model has one layer and no feed-forward sublayer, which is one reason NoPE cannot copy here" in prose
+    assert (
+        "The page's model has one layer and no feed-forward sublayer, which is one reason NoPE cannot copy here"
+        in prose
+    )
     assert "it repeats the whole input after an instruction" in prose
 
 
@@ -574,7 +614,9 @@ def test_alibis_penalty_grows_with_distance():
 def test_alibi_penalty_direction_in_the_prose(prose):
     assert "its penalty only grows with distance (its bias only falls)" in prose
     assert "penalty only decreases" not in prose
-    assert "## ALiBi: a penalty that grows with distance" in prose or "ALiBi: a penalty that grows with distance" in prose
+    assert (
+        "## ALiBi: a penalty that grows with distance" in prose or "ALiBi: a penalty that grows with distance" in prose
+    )
     assert "**ALiBi generalises where recency is the answer, and in one layer cannot copy.**" in prose
 
 
@@ -599,21 +641,28 @@ def test_the_two_schemes_far_below_1_at_L_are_above_chance(table, lesson, prose)
 
 
 def copying_head(scheme: str, seed: int) -> dict[str, float]:
-    """The position cell's numbers for one seed, computed here: accuracy by block, the copying head at queries 15, 127."""
+    """The position cell's numbers for one seed, computed here: accuracy by block, the copying head at 15 and 127."""
     L, n = 16, 128
     model = experiment.train("copy", scheme, length=L, steps=150, batch_size=16, seed=seed)
     batch = model.task.sample(np.random.default_rng(1), 64, n)
     right = experiment.predict(model, batch.tokens) == batch.labels
     blocks = [right[:, max(s, 3) : s + L].mean() for s in range(0, n, L)]
-    weights = experiment.attention_weights(model, model.task.sample(np.random.default_rng(1), 32, n).tokens).mean(axis=0)
+    weights = experiment.attention_weights(model, model.task.sample(np.random.default_rng(1), 32, n).tokens).mean(
+        axis=0
+    )
     head = max(range(model.n_heads), key=lambda h: weights[h, 15, 12])
     row = weights[head, n - 1]
     near = [row[n - 1 - d] for d in range(L) if d != 3]
     far = [row[n - 1 - d] for d in range(L, n)]
     near_mean = sum(near) / len(near)
     alone = row[n - 4] / (sum(row[n - 1 - d] for d in range(L)) + len(far) * near_mean)
-    return {"blocks": blocks, "early": weights[head, 15, 12], "late": row[n - 4], "alone": alone,
-            "ratio": (sum(far) / len(far)) / near_mean}
+    return {
+        "blocks": blocks,
+        "early": weights[head, 15, 12],
+        "late": row[n - 4],
+        "alone": alone,
+        "ratio": (sum(far) / len(far)) / near_mean,
+    }
 
 
 @pytest.fixture(scope="module")
@@ -643,21 +692,26 @@ def test_t5_sized_loses_the_late_queries_to_dilution(heads, lesson, table):
     assert all(transformers_causal_bucket(-d, 16, 16) == min(d, 15) for d in range(16))  # all trained buckets
     for seed in (0, 1, 2):
         blocks, got = heads["t5-sized", seed]["blocks"], heads["t5-sized", seed]
-        assert all(b < a for a, b in zip(blocks, blocks[1:], strict=False))  # falls block by block
+        assert all(b < a for a, b in itertools.pairwise(blocks))  # falls block by block
         assert blocks[0] >= 0.99 and 0.45 <= blocks[-1] <= 0.55
         assert 0.05 <= round(got["late"], 2) <= 0.06 and round(got["alone"], 2) == 0.06
         assert 1.0 <= round(got["ratio"], 1) <= 1.1 and abs(got["late"] - got["alone"]) < 0.01
-    answer = folded(lesson, 'Does *t5-sized* hold at $8L$?')
-    for text in ("No, though it stays far above *t5* (0.73 against 0.49)",
-                 "from 1.00 at queries 0 to 15 to 0.50 at 112 to 127",
-                 "grows from at most one to 113", "falls from 0.34 to 0.05", "dilution alone predicts nearly all of it (0.06)",
-                 "(1.1 times)", "its late weight 0.05 to 0.06, dilution alone 0.06 on each, a far key 1.0 to 1.1 times"):
+    answer = folded(lesson, "Does *t5-sized* hold at $8L$?")
+    for text in (
+        "No, though it stays far above *t5* (0.73 against 0.49)",
+        "from 1.00 at queries 0 to 15 to 0.50 at 112 to 127",
+        "grows from at most one to 113",
+        "falls from 0.34 to 0.05",
+        "dilution alone predicts nearly all of it (0.06)",
+        "(1.1 times)",
+        "its late weight 0.05 to 0.06, dilution alone 0.06 on each, a far key 1.0 to 1.1 times",
+    ):
         assert text in answer, text
     assert round(heads["t5-sized", 0]["blocks"][-1], 2) == 0.50 and round(heads["t5-sized", 0]["early"], 2) == 0.34
 
 
 def test_ropes_drop_is_partly_dilution_mostly_new_angles(heads, lesson):
-    answer = folded(lesson, 'Does *t5-sized* hold at $8L$?')
+    answer = folded(lesson, "Does *t5-sized* hold at $8L$?")
     zero = heads["rope", 0]
     assert (round(zero["early"], 2), round(zero["alone"], 2), round(zero["late"], 3)) == (0.80, 0.42, 0.001)
     assert 1000 <= zero["ratio"] < 1100  # "about a thousand times"
@@ -688,8 +742,16 @@ def test_the_idea_box_names_what_a_long_input_still_brings(lesson):
 def test_every_main_section_asks_before_it_answers(lesson):
     """A prediction prompt in each main section, its answer folded (??? success) after the cell or exercise."""
     sections = re.split(r"^## ", lesson.text, flags=re.M)
-    for title in ("Why lengths break", "Shaw et al.", "Transformer-XL", "T5", "ALiBi", "KERPLE and FIRE", "NoPE",
-                  "Train it yourself"):
+    for title in (
+        "Why lengths break",
+        "Shaw et al.",
+        "Transformer-XL",
+        "T5",
+        "ALiBi",
+        "KERPLE and FIRE",
+        "NoPE",
+        "Train it yourself",
+    ):
         (body,) = [s for s in sections if s.startswith(title)]
         ask = body.index("**Predict before")
         answer = body.index("??? success", ask)

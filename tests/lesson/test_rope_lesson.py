@@ -903,7 +903,7 @@ def test_the_factor_does_not_change_which_pairs_are_kept(lesson):
 
 
 def test_the_factor_changes_the_curve_but_no_count(lesson):
-    """NTK-aware's every ratio after pair 0 moves with s; YaRN's and llama3's blended ones do, their kept ones do not."""
+    """NTK-aware's every ratio after pair 0 moves with s; YaRN's and llama3's blended ones do, not their kept ones."""
     theta = np.array(_theta(128))
 
     def ratio(name: str, s: float) -> np.ndarray:

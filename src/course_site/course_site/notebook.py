@@ -360,7 +360,7 @@ def _task_markdown(exercise: Exercise, number: int) -> str:
 
 
 def _details(summary: str, markdown: str, *, opened: bool = False) -> str:
-    """A folded block (open if ``opened``): Jupyter renders Markdown between the HTML tags when blank lines surround it."""
+    """A folded block (open if ``opened``); Jupyter renders Markdown between the tags when blank lines surround it."""
     tag = "<details open>" if opened else "<details>"
     return f"{tag}<summary>{summary}</summary>\n\n{markdown}\n\n</details>"
 
