@@ -804,3 +804,26 @@ def test_the_build_cost_is_stated_in_the_author_guide():
     assert "lessons/34-relative-position.md" in guide
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     assert re.search(r"^      execute_timeout: (\d+)$", config, flags=re.M)
+
+
+@pytest.mark.parametrize(
+    ("title", "answer"),
+    [
+        ("T5's buckets for a decoder", ("* (num_buckets - max_exact)", "np.minimum(far", "np.where(n < max_exact")),
+        ("Positions from a causal mask", ("weights.sum", "1 / o", "np.rint")),
+    ],
+)
+def test_the_first_hint_leads_and_the_last_is_closest_to_the_answer(lesson, title, answer):
+    """The first hint names no piece of the solution's code; the last one holds some of it."""
+    hints = exercise(lesson, title).hints
+    assert len(hints) >= 3
+    assert not any(piece in hints[0] for piece in answer), hints[0]
+    assert any(piece in hints[-1] for piece in answer), hints[-1]
+
+
+def test_every_exercise_hint_leads_before_it_tells(lesson):
+    """In every exercise the first hint holds no line of the solution's code."""
+    for ex in parse_exercises(lesson.blocks):
+        lines = {line.strip() for line in ex.solution.splitlines() if len(line.strip()) > 20}
+        assert not any(line in ex.hints[0] for line in lines), (ex.title, ex.hints[0])
+        assert len(ex.hints) >= 2, ex.title
