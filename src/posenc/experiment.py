@@ -615,8 +615,7 @@ def accuracy_by_position(
     >>> accuracy.shape, bool(np.isnan(accuracy[:3]).all())   # copy 3 back: no label before position 3
     ((16,), True)
     """
-    if not isinstance(model, Model):
-        raise TypeError(f"model must be a Model (from train or init_model), got {type(model).__name__}")
+    _check_model(model)
     length = check_positive_int(length, "length")
     sequences = check_positive_int(sequences, "sequences")
     batch = model.task.sample(np.random.default_rng(_check_seed(seed)), sequences, length)
@@ -711,6 +710,12 @@ class Adam:
             v *= self.beta2
             v += (1.0 - self.beta2) * grad * grad
             params[name] -= self.lr * (m / correction1) / (np.sqrt(v / correction2) + self.eps)
+
+
+def _check_model(model: Any) -> None:
+    """A Model, from train or init_model."""
+    if not isinstance(model, Model):
+        raise TypeError(f"model must be a Model (from train or init_model), got {type(model).__name__}")
 
 
 def _check_beta(value: Any, name: str) -> float:
@@ -836,8 +841,7 @@ def evaluate(
     TypeError, ValueError
         If ``model`` is not a Model, ``task`` does not fit it, or a number is out of range.
     """
-    if not isinstance(model, Model):
-        raise TypeError(f"model must be a Model (from train or init_model), got {type(model).__name__}")
+    _check_model(model)
     task = model.task if task is None else _as_task(task)
     if (task.vocab_size, task.num_classes) != (model.task.vocab_size, model.task.num_classes):
         raise ValueError(
