@@ -884,18 +884,22 @@ def test_every_combination_of_the_inputs_cell_against_each_methods_rule(lesson, 
             )
 
 
+def _ratio_at_2048(name: str, s: float) -> np.ndarray:
+    """theta'/theta of each pair of a d = 128 head for method ``name``, factor ``s``, trained on L = 2048."""
+    scaling = {"rope_type": name, "factor": s}
+    if name in ("yarn", "llama3"):
+        scaling["original_max_position_embeddings"] = 2048
+    if name == "llama3":
+        scaling.update(low_freq_factor=1.0, high_freq_factor=4.0)
+    return posenc.rope_frequencies(128, scaling=scaling)[0] / np.array(_theta(128))
+
+
 def test_the_factor_does_not_change_which_pairs_are_kept(lesson):
     """ "which pairs are kept, blended and interpolated does not depend on it": at L = 2048, s = 2 to 16."""
-    theta = np.array(_theta(128))
     for name in ("linear", "ntk", "yarn", "llama3"):
         splits = set()
         for s in (2.0, 4.0, 8.0, 16.0):
-            scaling = {"rope_type": name, "factor": s}
-            if name in ("yarn", "llama3"):
-                scaling["original_max_position_embeddings"] = 2048
-            if name == "llama3":
-                scaling.update(low_freq_factor=1.0, high_freq_factor=4.0)
-            ratio = posenc.rope_frequencies(128, scaling=scaling)[0] / theta
+            ratio = _ratio_at_2048(name, s)
             kept, interpolated = int(np.isclose(ratio, 1).sum()), int(np.isclose(ratio, 1 / s).sum())
             splits.add((kept, 64 - kept - interpolated, interpolated))
         assert splits == {_split(name, 128, 10_000.0, 2048)}
@@ -904,21 +908,11 @@ def test_the_factor_does_not_change_which_pairs_are_kept(lesson):
 
 def test_the_factor_changes_the_curve_but_no_count(lesson):
     """NTK-aware's every ratio after pair 0 moves with s; YaRN's and llama3's blended ones do, not their kept ones."""
-    theta = np.array(_theta(128))
-
-    def ratio(name: str, s: float) -> np.ndarray:
-        scaling = {"rope_type": name, "factor": s}
-        if name in ("yarn", "llama3"):
-            scaling["original_max_position_embeddings"] = 2048
-        if name == "llama3":
-            scaling.update(low_freq_factor=1.0, high_freq_factor=4.0)
-        return posenc.rope_frequencies(128, scaling=scaling)[0] / theta
-
-    two, eight = ratio("ntk", 2.0), ratio("ntk", 8.0)
+    two, eight = _ratio_at_2048("ntk", 2.0), _ratio_at_2048("ntk", 8.0)
     assert two[0] == eight[0] == 1.0 and np.all(np.abs(two[1:] - eight[1:]) > 1e-6)  # the whole curve
     assert two[1:] == pytest.approx([2.0 ** (-2 * i / 126) for i in range(1, 64)])  # base * s^(d / (d - 2))
     for name in ("yarn", "llama3"):
-        two, eight = ratio(name, 2.0), ratio(name, 8.0)
+        two, eight = _ratio_at_2048(name, 2.0), _ratio_at_2048(name, 8.0)
         kept = np.isclose(two, 1.0)
         np.testing.assert_array_equal(kept, np.isclose(eight, 1.0))
         blended = ~kept & ~np.isclose(two, 0.5)
