@@ -13,6 +13,7 @@ import {
 import { bootPyodide, dropSnapshot, keptSnapshot, missingStorage } from "./snapshot.js";
 import { watchInstalls } from "./package_files.js";
 import { postProgress, progress, setDownloadBytes } from "./progress.js";
+import { bootStep } from "./boot_watch.js";
 import { flushStream, host, openRunId, writeStream } from "./output.js";
 import { learnerError } from "../strings.js";
 
@@ -132,11 +133,13 @@ export async function startPython(settings, keptSnapshotFile) {
   const pythonSources = settings.pythonFiles.map(([name, url]) => fetchText(url).then((text) => [name, text]));
   // pyodide.asm.js defines _createPyodideModule, so loadPyodide skips loading it.
   const scripts = [indexURL + "pyodide.js", indexURL + "pyodide.asm.js"];
+  bootStep("loading Pyodide's scripts");
   for (const url of scripts) await importScript(url);
 
   const options = {
     indexURL, lockFileURL, stdLibURL: stdlib.url, env: { MPLBACKEND: "agg" }, stdout: () => {}, stderr: () => {},
   };
+  bootStep("reading the kept snapshot");
   const keptBoot = await kept;
   const boot = await bootFrom(keptBoot, options, stdlib, settings);
   const keptFiles = boot.restored ? await keptBoot.packages : null;
@@ -167,6 +170,7 @@ async function setUpPython(boot, settings, { options, stdlib, keptFiles, scripts
   }
   pyodide.setStdout({ write: (buf) => writeStream("stdout", buf) });
   pyodide.setStderr({ write: (buf) => writeStream("stderr", buf) });
+  bootStep("the course's Python files");
   for (const [name, text] of await Promise.all(pythonSources)) {
     // course_kernel/cell_exec.py: the package, on the import path as the build's Python has it (node/build_python.mjs)
     pyodide.FS.mkdirTree(`${PYTHON_DIR}/${name}`.replace(/\/[^/]*$/, ""));
@@ -177,6 +181,7 @@ async function setUpPython(boot, settings, { options, stdlib, keptFiles, scripts
   pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(PYTHON_DIR)})`);
   // Imported first: it keeps the stdlib zip's directory, which each install would read again.
   const bridge = pyodide.pyimport(settings.pythonBridge);
+  bootStep("the packages' bytecode");
   useBytecode(pyodide, await packageBytecode);
   const canKeep = keepsSnapshots(settings) && typeof pyodide.makeMemorySnapshot === "function";
   const packageFiles = await installPreloaded(pyodide, settings, { kept: boot.restored ? keptFiles : null, record: canKeep });
@@ -194,6 +199,7 @@ async function setUpPython(boot, settings, { options, stdlib, keptFiles, scripts
  * may keep a snapshot), what they wrote is recorded.  Returns the files to keep with a new
  * snapshot (package_files.js), or null: a restore whose kept files held every wheel needs none. */
 async function installPreloaded(pyodide, settings, { kept, record }) {
+  bootStep(`installing ${settings.preload.join(", ")}`);
   const watch = watchInstalls(pyodide, { wanted: settings.preloadWheels, kept, record });
   try {
     await pyodide.loadPackage(settings.preload, { messageCallback: () => {}, checkIntegrity: true });
@@ -259,10 +265,12 @@ async function bootFrom(kept, options, stdlib, settings) {
     return self.loadPyodide(options);
   };
   if (!kept.bytes) {
+    bootStep("booting Python");
     console.info(`course: Python booted normally (${kept.reason})`);
     return { pyodide: await bootNormally(), restored: false };
   }
   stdlib.handOn(true);
+  bootStep("restoring Python from the snapshot");
   const [boot, stdlibSha256] = await Promise.all([bootPyodide(options, kept.bytes, bootNormally), stdlib.sha256]);
   if (stdlibSha256 !== expectedSnapshot(settings).stdlibSha256) {
     // The restore failed for want of its stdlib, or ended on the wrong one: not the snapshot's fault.

@@ -7,6 +7,7 @@ import { packageSizes, postProgress, progress } from "./progress.js";
 import { abandonRun, closeRun, flushStream, isOpen, openRun } from "./output.js";
 import { clearStopRequest, signals, startHeartbeat, useStopRequest } from "./signals.js";
 import { requestCompletion } from "./complete.js";
+import { bootStep, watchFor } from "./boot_watch.js";
 import { catalogue, learnerError, messageOf, t, useCatalogue } from "../strings.js";
 
 let python = null; // {pyodide, bridge, snapshot, importPackages, moduleHint} once booted
@@ -158,6 +159,16 @@ function isFatal(err) {
 }
 
 async function boot(settingsURL, settingsResponse, keptSnapshot) {
+  const endWatch = watchFor("Python's boot");
+  try {
+    await bootPython(settingsURL, settingsResponse, keptSnapshot);
+  } finally {
+    endWatch();
+  }
+}
+
+async function bootPython(settingsURL, settingsResponse, keptSnapshot) {
+  bootStep("reading the site's settings");
   const file = await readSettings(settingsURL, settingsResponse);
   self.postMessage({ type: MessageType.SETTINGS, settings: file, url: settingsURL.href });
   const settings = workerSettings(file, settingsURL);

@@ -8,6 +8,7 @@
  */
 import { OFFICIAL_STDLIB, offlineCacheFor } from "../cache_policy.js";
 import { packageSizes, postProgress, progress } from "./progress.js";
+import { downloadStarted } from "./boot_watch.js";
 import { keyed } from "../strings.js";
 
 /** The browser's fetch, for what is neither counted nor kept (the Python files). */
@@ -52,13 +53,16 @@ function keepInCache(response) {
 
 /** The network (or the HTTP cache); when that fails (offline), the kept copy; else an error naming the file. */
 export async function fetchOrKept(input, init) {
+  const url = absoluteURL(input);
+  const download = downloadStarted(url); // until its headers come (countBody watches its body)
   try {
     return await fetchDirect(input, init);
   } catch (err) {
-    const url = absoluteURL(input);
     const kept = await keptCopy(url);
     if (kept) return kept;
     throw downloadError(url, err);
+  } finally {
+    download.end();
   }
 }
 
@@ -91,12 +95,14 @@ export function countBody(response) {
   keepInCache(response);
   if (!response.ok || !response.body) return response;
   const reader = response.clone().body.getReader();
+  const download = response.url ? downloadStarted(response.url) : { end() {} }; // a body made here: not watched
+  download.body?.();
   (async () => {
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
       progress.loaded += chunk.value.byteLength;
       postProgress(false);
     }
-  })().catch(() => {});
+  })().catch(() => {}).finally(() => download.end());
   return response;
 }
 

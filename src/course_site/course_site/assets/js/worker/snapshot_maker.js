@@ -10,7 +10,11 @@
 self.postMessage({ started: true }); // its script came: boot.js stops waiting for it to start
 
 self.onmessage = async ({ data }) => {
+  let endWatch = () => {};
   try {
+    const { bootStep, watchFor } = await import("./boot_watch.js");
+    endWatch = watchFor("the snapshot maker"); // a maker that hangs says what it waits for
+    bootStep("loading Pyodide's scripts");
     const network = await import("./network.js");
     const { makeSnapshot } = await import("./snapshot.js");
     const { settings, options, stdlibSha256, record, packages } = data;
@@ -20,8 +24,11 @@ self.onmessage = async ({ data }) => {
     if (settings.stdlib && options.stdLibURL === settings.stdlib.url) network.requireSha256(options.stdLibURL, stdlibSha256);
     for (const url of [settings.indexURL + "pyodide.asm.wasm", options.stdLibURL]) network.provideKept(url);
     const quiet = { stdout: () => {}, stderr: () => {} };
+    bootStep("booting Python and making its snapshot");
     self.postMessage({ made: await makeSnapshot({ ...options, ...quiet }, record, packages) });
   } catch (err) {
     self.postMessage({ made: { reason: `snapshot maker failed: ${err.message || err}` } });
+  } finally {
+    endWatch();
   }
 };
