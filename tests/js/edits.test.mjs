@@ -31,8 +31,11 @@ test("an edit is kept under the page and cell, and forgotten when the code is th
   localStorage.items.clear();
   const store = new EditStore(2, "x = 1");
   assert.deepEqual(store.load(), { code: null, earlier: null });
+  const before = Date.now();
   store.save("x = 2");
-  assert.deepEqual(JSON.parse(localStorage.getItem(KEY)), { codeHash: codeHash("x = 1"), code: "x = 2" });
+  const { savedAt, ...entry } = JSON.parse(localStorage.getItem(KEY));
+  assert.deepEqual(entry, { codeHash: codeHash("x = 1"), code: "x = 2" });
+  assert.ok(savedAt >= before && savedAt <= Date.now(), `savedAt ${savedAt}: when the edit was kept`);
   assert.deepEqual(new EditStore(2, "x = 1").load(), { code: "x = 2", earlier: null });
   store.forget();
   assert.equal(localStorage.getItem(KEY), null);

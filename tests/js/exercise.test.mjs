@@ -42,6 +42,7 @@ function exercise(hints = 2) {
     solution: el("details"),
     show: el("button"),
     use: el("button", { hidden: true }),
+    note: el("p"),
   };
   const root = new FakeElement("div", {
     ".course-exercise__check": parts.check,
@@ -53,6 +54,7 @@ function exercise(hints = 2) {
     "details.course-exercise__solution": parts.solution,
     'button[data-action="solution"]': parts.show,
     'button[data-action="use-solution"]': parts.use,
+    ".course-exercise__solution-note": parts.note,
   });
   Object.assign(root, { id: "ex-rope" });
   Object.assign(root.dataset, { exerciseId: "rope-1", solution: "def rope(x):\n    return x\n" });
@@ -224,15 +226,15 @@ test("the solution is shown on request, then can replace the learner's code", ()
 test("solved state is kept under course-exercise-solved:<id>, in the page's localStorage by default", () => {
   assert.equal(solvedKey("rope-1"), "course-exercise-solved:rope-1");
   const local = new Store();
-  globalThis.window = { localStorage: local };
+  globalThis.localStorage = local;
   try {
     const { root, cell } = exercise();
     enhanceExercise(root, cell);
     cell.finish(passed);
-    assert.deepEqual([...local.map], [["course-exercise-solved:rope-1", "true"]]);
+    assert.deepEqual([...local.map], [["course-exercise-tried:rope-1", "true"], ["course-exercise-solved:rope-1", "true"]]);
     assert.equal(countSolved(["rope-1", "rope-2"]), 1);
   } finally {
-    delete globalThis.window;
+    delete globalThis.localStorage;
   }
 });
 
@@ -242,4 +244,73 @@ test("an exercise without a solved badge is marked solved all the same", () => {
   enhanceExercise(root, cell, new Store({ [solvedKey("rope-1")]: "true" }));
   cell.finish(passed);
   assert.equal(root.dataset.solved, "true");
+});
+
+const failed = { status: "ok", check: { passed: false, message: "`pe` has shape (4,), expected shape (4, 8)" } };
+const AFTER_CHECK = "The solution opens after your first check.";
+const AFTER_PASS = "The solution opens once your code passes the check.";
+const READY = "The solution is available now: Show solution.";
+
+test("by default Show solution appears after the first check, the note saying when before and announcing it then", () => {
+  const { root, cell, parts } = exercise();
+  enhanceExercise(root, cell, store);
+  assert.equal(parts.show.hidden, true);
+  assert.deepEqual(children(parts.note), [["#text", AFTER_CHECK]]);
+  cell.finish(failed);
+  assert.equal(parts.show.hidden, false);
+  assert.deepEqual(children(parts.note), [["#text", READY]]);
+  assert.equal(store.getItem("course-exercise-tried:rope-1"), "true");
+  parts.show.click();
+  assert.equal(parts.solution.hidden, false);
+  assert.equal(parts.note.textContent, "");
+});
+
+test("a run stopped or raising counts as the first check too (its check could not run, the learner tried)", () => {
+  for (const outcome of [{ status: "stopped" }, { status: "error" }]) {
+    const { root, cell, parts } = exercise();
+    enhanceExercise(root, cell, new Store());
+    cell.finish(outcome);
+    assert.equal(parts.show.hidden, false, outcome.status);
+  }
+});
+
+test("after-pass keeps the solution closed through failed checks, and opens it once the check passes", () => {
+  const { root, cell, parts } = exercise();
+  root.dataset.solutions = "after-pass";
+  enhanceExercise(root, cell, store);
+  assert.deepEqual(children(parts.note), [["#text", AFTER_PASS]]);
+  cell.finish(failed);
+  assert.equal(parts.show.hidden, true);
+  assert.deepEqual(children(parts.note), [["#text", AFTER_PASS]]);
+  cell.finish(passed);
+  assert.equal(parts.show.hidden, false);
+  assert.deepEqual(children(parts.note), [["#text", READY]]);
+});
+
+test("always shows the solution's button from the start, with no note", () => {
+  const { root, cell, parts } = exercise();
+  root.dataset.solutions = "always";
+  enhanceExercise(root, cell, store);
+  assert.equal(parts.show.hidden, false);
+  assert.equal(parts.note.textContent, "");
+});
+
+test("a later visit: an exercise solved, or tried under after-check, has its solution at hand from the start", () => {
+  for (const [rule, key] of [["after-pass", "solved"], ["after-check", "tried"], ["after-check", "solved"]]) {
+    const { root, cell, parts } = exercise();
+    root.dataset.solutions = rule;
+    enhanceExercise(root, cell, new Store({ [`course-exercise-${key}:rope-1`]: "true" }));
+    assert.equal(parts.show.hidden, false, `${rule} ${key}`);
+  }
+  const { root, cell, parts } = exercise();
+  root.dataset.solutions = "after-pass";
+  enhanceExercise(root, cell, new Store({ "course-exercise-tried:rope-1": "true" }));
+  assert.equal(parts.show.hidden, true, "after-pass: tried is not enough");
+});
+
+test("storage that throws: the solution opens after the check all the same, for as long as the page is open", () => {
+  const { root, cell, parts } = exercise();
+  enhanceExercise(root, cell, new Store({}, true));
+  cell.finish(failed);
+  assert.equal(parts.show.hidden, false);
 });

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from markdown import Markdown
-from site_project import EXERCISE_PAGE, build, failing_build, make_project
+from site_project import EXERCISE_PAGE, build, failing_build, lesson_html, make_project
 
 from course_site.cells import highlight_python, render_cell
 from course_site.errors import LessonError
@@ -86,6 +86,11 @@ COMPLETE = "# --- code ---\nx = 0\n# --- check ---\nassert x == 1\n# --- solutio
         (fence(COMPLETE, "exercise"), 3, "an exercise needs a title"),
         (fence(COMPLETE, 'exercise="Pairs" autorun="true"'), 3, "unknown option 'autorun' on an exercise"),
         (fence(COMPLETE, 'exercise="Pairs" height="99"'), 3, 'height="99" must be a whole number'),
+        (
+            fence(COMPLETE, 'exercise="Pairs" solutions="later"'),
+            3,
+            "solutions='later' on an exercise: when its solution appears is one of always, after-check, after-pass",
+        ),
         (fence(COMPLETE) + fence(COMPLETE, 'exercise="pairs!"'), 13, 'two exercises of this page are titled "pairs!"'),
     ],
 )
@@ -226,7 +231,10 @@ def test_html_is_one_cell_region_named_exercise_that_reads_without_javascript():
     assert html.count('<details class="course-exercise__hint"') == 2
     assert "<summary>Hint 2 of 2</summary>" in html and "<code>math.pi</code>" in html
     assert 'class="arithmatex"' in html  # turned into MathML with the rest of the page
-    assert '<details class="course-exercise__solution"><summary>Solution</summary>' in html
+    assert '<details class="course-exercise__solution" data-search-exclude><summary>Solution</summary>' in html
+    assert '<details class="course-exercise__hint" data-hint="2" data-search-exclude>' in html  # not searchable
+    assert 'data-solutions="after-check"' in html  # the site's rule, by default
+    assert '<p class="course-exercise__solution-note" role="status" aria-live="polite"></p>' in html
     assert 'role="group" aria-label="Solution"><div class="highlight">' in html
     assert '<div class="course-exercise__actions" hidden><button type="button" data-action="hint">Hint</button>' in html
     assert '<button type="button" data-action="solution">Show solution</button>' in html
@@ -357,7 +365,7 @@ def test_an_exercise_without_setup_has_an_empty_one_at_its_first_body_line():
 def test_an_unknown_exercise_option_is_named_with_the_valid_ones():
     with pytest.raises(LessonError) as caught:
         exercises_of(fence(COMPLETE, 'exercise="Pairs" autorun="true"'))
-    assert str(caught.value) == f"{PATH}:3: unknown option 'autorun' on an exercise (valid options: exercise, height)"
+    assert str(caught.value) == f"{PATH}:3: unknown option 'autorun' on an exercise (valid options: exercise, height, solutions)"
 
 
 def test_two_exercises_with_one_title_are_reported_with_why_titles_must_differ():
@@ -408,3 +416,30 @@ def test_an_empty_task_is_an_error_at_its_marker():
 def test_a_task_outside_an_exercise_says_so():
     with pytest.raises(LessonError, match="'# --- task ---' outside an exercise"):
         to_cell(scan("```pyodide\n# --- task ---\nDo it.\n# --- code ---\nx = 1\n```\n", PATH)[0])
+
+
+# --- when the solution appears --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rule", ["always", "after-check", "after-pass"])
+def test_an_exercise_sets_its_own_rule_for_the_solution_over_the_sites(rule):
+    [exercise] = exercises_of(fence(COMPLETE, f'exercise="Pairs" solutions="{rule}"'))
+    assert exercise.solutions == rule
+    assert f'data-solutions="{rule}"' in render(exercise)
+    [plain] = exercises_of(fence(COMPLETE))
+    assert plain.solutions is None
+
+
+def test_the_sites_rule_for_solutions_reaches_every_exercise_an_exercise_of_its_own_keeps_its(tmp_path):
+    own = PAGE.split("\n", 2)[2].replace('exercise="The period of a pair"', 'exercise="Own" solutions="after-pass"')
+    lesson = "# L\n\n" + PAGE.split("\n", 2)[2] + "\n" + own
+    project = make_project(tmp_path, lesson, solutions="always")
+    done = build(project)
+    assert done.returncode == 0, done.stderr
+    html = lesson_html(project)
+    assert html.count('data-solutions="always"') == 1 and html.count('data-solutions="after-pass"') == 1
+
+
+def test_an_unknown_rule_for_solutions_in_mkdocs_yml_fails_the_build_naming_the_choices(tmp_path):
+    errors = failing_build(make_project(tmp_path, PAGE, solutions="never"))
+    assert "solutions" in errors and "always" in errors and "after-pass" in errors

@@ -6,6 +6,7 @@ from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 
 from . import limits
+from .exercises import SOLUTION_RULES
 
 
 class CourseConfig(Config):
@@ -65,6 +66,11 @@ class CourseConfig(Config):
 
     cache_dir = c.Type(str, default=".cache/course")
     """Build cache: cell outputs and the posenc wheel, keyed by content."""
+
+    solutions = c.Choice(SOLUTION_RULES, default="after-check")
+    """When an exercise's "Show solution" appears: ``always`` (from the start), ``after-check`` (once the
+    learner has checked their code once) or ``after-pass`` (once it passes); an exercise's fence option
+    ``solutions="…"`` overrides it there.  A solved exercise keeps its solution at hand on later visits."""
 
     console = c.Type(bool, default=True)
     """A Python console on every page with cells, sharing the page's namespace (its header button, Ctrl+`);

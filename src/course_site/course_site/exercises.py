@@ -2,7 +2,7 @@
 
 ::
 
-    ```pyodide exercise="The period of a pair"
+    ```pyodide exercise="The period of a pair" solutions="after-pass"
     # --- task ---
     Markdown: what the learner is asked to do, shown above the editor
     # --- setup ---
@@ -17,6 +17,10 @@
     Markdown, revealed one hint at a time (any number of hints)
     ```
 
+``solutions`` (optional) is when "Show solution" appears for this exercise: ``always``,
+``after-check`` (after the learner's first check) or ``after-pass`` (once the check passed);
+without it, the site's rule (the plugin's ``solutions`` option) applies.
+
 Parsing and validation only; ``exercises_html`` writes the HTML and
 ``execute.PageExecutor.prove`` proves the exercises at build time.
 """
@@ -30,7 +34,9 @@ from .errors import LessonError
 from .fences import CELL, EXERCISE_SECTIONS, Block, Cell, CellOptions, Section, cell_options, split_sections
 
 EXERCISE = "exercise"  # the fence option that makes a cell an exercise; its value is the title
-OPTIONS = (EXERCISE, "height")
+SOLUTIONS = "solutions"  # the fence option of this exercise's rule for its solution (exercises_html.SOLUTION_RULES)
+SOLUTION_RULES = ("always", "after-check", "after-pass")
+OPTIONS = (EXERCISE, "height", SOLUTIONS)
 REQUIRED = (("code", "starter code"), ("check", "check"), ("solution", "solution"))
 
 
@@ -53,6 +59,7 @@ class Exercise:
     height: int | None = None  # editor height in lines; None fits the code
     task: str = ""  # Markdown source of the task, shown above the editor; "" for none
     task_line: int | None = None
+    solutions: str | None = None  # when its solution appears (SOLUTION_RULES); None: the site's rule
 
     @property
     def path(self) -> str:
@@ -98,7 +105,8 @@ def parse_exercise(block: Block) -> Exercise:
     """Split an exercise fence into its sections; raise `LessonError` at the offending line."""
     _check_options(block)
     title = _title(block)
-    height = cell_options(replace(block, options={k: v for k, v in block.options.items() if k != EXERCISE})).height
+    height = cell_options(replace(block, options={k: v for k, v in block.options.items() if k not in (EXERCISE, SOLUTIONS)})).height
+    solutions = _solutions(block)
     sections = split_sections(block, EXERCISE_SECTIONS, repeatable=("hint",))
     named = {section.name: section for section in sections}
     for name, what in REQUIRED:
@@ -125,6 +133,7 @@ def parse_exercise(block: Block) -> Exercise:
         height=height,
         task=task.text if task else "",
         task_line=task.line if task else None,
+        solutions=solutions,
         **{name: part.text for name, part in parts.items()},
         **{f"{name}_line": part.line for name, part in parts.items()},
     )
@@ -138,6 +147,17 @@ def _check_options(block: Block) -> None:
             block.line,
             f"unknown option {unknown[0]!r} on an exercise (valid options: {', '.join(sorted(OPTIONS))})",
         )
+
+
+def _solutions(block: Block) -> str | None:
+    rule = block.options.get(SOLUTIONS)
+    if rule is None or rule in SOLUTION_RULES:
+        return rule
+    raise LessonError(
+        block.path,
+        block.line,
+        f"solutions={rule!r} on an exercise: when its solution appears is one of {', '.join(SOLUTION_RULES)}",
+    )
 
 
 def _title(block: Block) -> str:

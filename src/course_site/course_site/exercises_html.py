@@ -15,16 +15,24 @@ these classes and attributes:
     the task, Markdown rendered to HTML, above the editor (absent when the exercise has no task).
 ``.course-exercise__check`` (``role="status"``)
     the check's verdict after each run (``data-check="pass"`` or ``"fail"``).
+``data-solutions``
+    when "Show solution" appears: ``always``, ``after-check`` (after the first check) or ``after-pass``.
 ``.course-exercise__actions`` (``hidden`` without JavaScript)
-    the ``button[data-action="hint"]`` and ``button[data-action="solution"]``.
+    the ``button[data-action="hint"]`` and ``button[data-action="solution"]``, and the note
+    ``.course-exercise__solution-note`` (``role="status"``) that says when the solution opens.
 ``details.course-exercise__hint`` (``data-hint="1"``, …)
     one per hint, in order.
 ``details.course-exercise__solution``
+    like each hint, ``data-search-exclude``: Material's search leaves them out of its index.
     the solution's code in ``[aria-label="Solution"]``, and
     ``button[data-action="use-solution"]`` (``hidden`` without JavaScript).
 ``p.course-progress`` (``hidden`` without JavaScript)
     the course's progress, labelled "Your progress:", its count in ``.course-progress__count``;
     ``data-exercise-ids`` is the JSON list of every exercise's id.
+
+What the page keeps hidden until the learner asks (hints, the solution) carries ``data-search-exclude``,
+so that the site's search, which indexes every word of a page, does not give it away; the check's code
+and the solution's are in attributes, which it never indexes.
 """
 
 from __future__ import annotations
@@ -43,6 +51,9 @@ ToHTML = Callable[[str], str]  # source text -> trusted HTML
 RenderCell = Callable[..., str]  # cells.render_cell with the cell's own arguments bound
 EXERCISE_CLASS = "course-exercise"
 _PROGRESS = re.compile(r"(<h1\b[^>]*>.*?</h1>)", re.DOTALL)
+SEARCH_EXCLUDE = "data-search-exclude"
+"""Material's search plugin skips the text of an element with it, until the first end tag of that element's
+name inside it (its parser matches elements by tag name): so it goes on a <details>, which holds no other."""
 
 
 def exercise_label(exercise: Exercise, number: int) -> str:
@@ -63,17 +74,21 @@ def render_exercise(
     page_url: str,
     markdown: ToHTML,
     highlight: ToHTML,
+    solutions: str = "after-check",
 ) -> str:
     """Return the exercise's HTML: ``render_cell`` (of ``exercise.cell()``) given the exercise's parts.
 
     ``number`` numbers the exercises of a page from 1; ``markdown`` renders the
-    task and a hint, ``highlight`` the solution's Python code.
+    task and a hint, ``highlight`` the solution's Python code; ``solutions`` is the site's rule
+    (``exercises.SOLUTION_RULES``: from the start, after the first check, once the check passed),
+    which the exercise's own ``solutions=`` overrides.
     """
     attrs = {
         "class": EXERCISE_CLASS,
         "data-exercise-id": exercise_id(exercise, page_url),
         CELL_DATA["check"]: exercise.check,
         "data-solution": exercise.solution,
+        "data-solutions": exercise.solutions or solutions,
     }
     title = tag(
         "p",
@@ -111,6 +126,7 @@ def _actions(exercise: Exercise) -> Raw:
         hint,
         count,
         tag("button", {"type": "button", "data-action": "solution"}, s("exercise.show_solution")),
+        tag("p", {"class": "course-exercise__solution-note", "role": "status", "aria-live": "polite"}),
     )
 
 
@@ -124,7 +140,7 @@ def _hints(exercise: Exercise, markdown: ToHTML) -> Raw | None:
         *(
             tag(
                 "details",
-                {"class": "course-exercise__hint", "data-hint": k},
+                {"class": "course-exercise__hint", "data-hint": k, SEARCH_EXCLUDE: True},
                 tag("summary", {}, s("exercise.hint_summary", number=k, count=total)),
                 tag("div", {"class": "course-exercise__hint-text"}, Raw(markdown(hint))),
             )
@@ -136,7 +152,7 @@ def _hints(exercise: Exercise, markdown: ToHTML) -> Raw | None:
 def _solution(exercise: Exercise, highlight: ToHTML) -> Raw:
     return tag(
         "details",
-        {"class": "course-exercise__solution"},
+        {"class": "course-exercise__solution", SEARCH_EXCLUDE: True},
         tag("summary", {}, s("exercise.solution")),
         tag(
             "div",

@@ -38,6 +38,7 @@ from .error_page import ErrorLog, write_error_pages
 from .errors import LessonError, SettingsError
 from .execute import PageExecutor, PageWork, RunSettings
 from .exercises_html import course_exercise_ids, insert_progress, render_exercise
+from .work_html import insert_work
 from .fences import CELL, QUIZ, Cell
 from .lesson_page import LessonBlocks, PendingExercise, PendingQuiz, runs_of
 from .local_python import stage_local
@@ -222,7 +223,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         with _as_plugin_error():
             self.page.check_all_taken()
             if page.is_homepage:
-                html = insert_progress(html, self.exercise_ids)
+                html = insert_work(insert_progress(html, self.exercise_ids), config.site_name)
             if page.file.src_uri in self.lesson_uris:
                 html = insert_link(html, get_relative_url(notebook_path(page.file.src_uri), page.url))
             if self._is_last_lesson(page):
@@ -354,6 +355,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
             page_url=self.page_url,
             markdown=markdown_converter(),
             highlight=lambda code: highlight_python(code, md),
+            solutions=self.config.solutions,
         )
 
     def _figure_url(self, png: bytes) -> str:

@@ -13,7 +13,8 @@ the one right answer and the indented text under each option explains it::
     ```
 
 The HTML is a form of radio inputs in a fieldset, plus a ``<details>`` block
-with every answer and explanation, readable without JavaScript;
+with every answer and explanation, readable without JavaScript and left out of the
+site's search index (``data-search-exclude``: a search would tell the right option);
 ``assets/js/quiz.js`` hides that block until the learner answers, adds the feedback
 as an option is chosen, keeps the answer across reloads and reveals the
 **Try again** button (``hidden`` without JavaScript) that forgets it (the class names
@@ -144,7 +145,7 @@ def render_quiz(quiz: Quiz, number: int) -> str:
         tag("button", {"type": "button", "class": QUIZ["retry"], "hidden": True}, s("quiz.retry")),
         tag(
             "details",
-            {"class": QUIZ["answers"]},
+            {"class": QUIZ["answers"], "data-search-exclude": True},  # which option is right, and why
             tag("summary", {}, s("quiz.answers")),
             tag("ol", {}, *answers),
         ),

@@ -25,6 +25,7 @@ import { CellOutput } from "./cell_output.js";
 import { bootText } from "./cell_status.js";
 import { editorPhrases, t } from "./strings.js";
 import { ConsoleHistory } from "./console_history.js";
+import { siteRoot } from "./storage.js";
 import { ConsoleSession } from "./console_session.js";
 import { el } from "./element.js";
 
@@ -46,16 +47,6 @@ export function echoText(source) {
 }
 
 /** The site's root path (Material's config names it), whose pages share one history. */
-function siteScope() {
-  try {
-    const config = JSON.parse(document.getElementById("__config")?.textContent ?? "null");
-    if (config?.base) return new URL(`${config.base.replace(/\/?$/, "/")}`, location.href).pathname;
-  } catch {
-    // no readable config: the origin's history
-  }
-  return "/";
-}
-
 function icon() {
   const svg = document.createElementNS(SVG, "svg");
   svg.setAttribute("viewBox", "0 0 24 24");
@@ -70,7 +61,7 @@ export class PythonConsole {
   /** @param {import("./kernel.js").Kernel} kernel the page's kernel */
   constructor(kernel) {
     this.kernel = kernel;
-    this.history = new ConsoleHistory(siteScope());
+    this.history = new ConsoleHistory(siteRoot());
     this.session = new ConsoleSession(kernel, this);
     this.view = null; // the input's CodeMirror view, made when the console first opens
     this.build();

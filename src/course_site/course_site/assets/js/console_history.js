@@ -4,21 +4,13 @@
  * One localStorage entry for the whole site ("course-console:<site root>"), value
  * {"entries": [source, …], "draft": source}: a statement run on one lesson is at hand on the next,
  * as a shell's history is.  At most LIMIT entries (the oldest go first), each at most MAX_CHARS.
- * Storage that is full, disabled or throws never breaks the console: every access is wrapped,
- * and a failed one means the history lives until the page is left (as edits.js).
+ * Storage that is full, disabled or throws never breaks the console (storage.js guards every access):
+ * a failed one means the history lives until the page is left (as edits.js).
  */
 
 export const LIMIT = 200;
 export const MAX_CHARS = 20_000;
-const PREFIX = "course-console:";
-
-function storage() {
-  try {
-    return globalThis.localStorage ?? null;
-  } catch {
-    return null; // disabled: reading the property throws
-  }
-}
+import { consoleKey, localStore, readItem, UNREADABLE, writeItem } from "./storage.js";
 
 /** What a stored entry says: {entries, draft}; unreadable text reads as an empty history. */
 export function readHistory(raw) {
@@ -35,27 +27,19 @@ export function readHistory(raw) {
 export class ConsoleHistory {
   /** @param {string} scope the site's root path: whose history this is */
   constructor(scope) {
-    this.key = `${PREFIX}${scope}`;
+    this.key = consoleKey(scope);
     ({ entries: this.entries, draft: this.draft } = this.read() ?? readHistory(null));
     this.at = this.entries.length; // the entry shown; entries.length: the draft
   }
 
   /* What storage holds ({entries, draft}; empty where it holds nothing), or null where it cannot be read. */
   read() {
-    try {
-      const kept = storage();
-      return kept ? readHistory(kept.getItem(this.key)) : null;
-    } catch {
-      return null;
-    }
+    const raw = readItem(this.key, localStore(), UNREADABLE);
+    return raw === UNREADABLE ? null : readHistory(raw);
   }
 
   write() {
-    try {
-      storage()?.setItem(this.key, JSON.stringify({ entries: this.entries, draft: this.draft }));
-    } catch {
-      // full or disabled: the history lives until the page is left
-    }
+    writeItem(this.key, JSON.stringify({ entries: this.entries, draft: this.draft })); // full or disabled: lives until the page is left
   }
 
   /** A statement was run: it becomes the newest entry (not twice in a row), and the draft is empty again. */

@@ -8,13 +8,14 @@
  * or resets the cell.
  * A cell's inputs (inputs.js) keep their values beside its edit, under "course-inputs:<page path>:<cell
  * index>": {"<name>": position of the value, …}, absent while every input is at its default.
+ * Each save says when it was made ("savedAt", ms since 1970), which decides between two edits of a
+ * cell when a work file is loaded (storage.js).
  * Another tab's save of the same cell arrives as a `storage` event (watch()).
- * Storage that is full, disabled or throws never breaks a cell: every access is
- * wrapped, and a failed one just means the edit is not kept.
+ * Storage that is full, disabled or throws never breaks a cell (storage.js guards every access):
+ * a failed write just means the edit is not kept.
  */
 
-const PREFIX = "course-edit:";
-const INPUTS_PREFIX = "course-inputs:";
+import { editKey, inputsKey, readItem, readJSON, removeItem, writeItem } from "./storage.js";
 
 /** FNV-1a (32 bit) of a string's UTF-16 code units, as 8 hex digits. */
 export function codeHash(text) {
@@ -24,14 +25,6 @@ export function codeHash(text) {
     hash = Math.imul(hash, 0x01000193);
   }
   return (hash >>> 0).toString(16).padStart(8, "0");
-}
-
-function storage() {
-  try {
-    return globalThis.localStorage ?? null;
-  } catch {
-    return null; // disabled: reading the property throws
-  }
 }
 
 /**
@@ -57,17 +50,18 @@ export function readEntry(raw, hash) {
 }
 
 /** The stored text for edit `code` (or null) of the code whose hash is `hash`, with `earlier`
- * (or null); null when there is nothing to keep. */
-export function writeEntry(hash, code, earlier) {
+ * (or null), saved at `savedAt` (ms since 1970; null: not said); null when there is nothing to keep. */
+export function writeEntry(hash, code, earlier, savedAt = null) {
   if (code === null && earlier === null) return null;
-  return JSON.stringify({ codeHash: hash, code, ...(earlier === null ? {} : { earlier: { code: earlier } }) });
+  const when = savedAt === null ? {} : { savedAt };
+  return JSON.stringify({ codeHash: hash, code, ...(earlier === null ? {} : { earlier: { code: earlier } }), ...when });
 }
 
 /** The edits of cell `index` of this page, whose lesson code is `original`. */
 export class EditStore {
   constructor(index, original) {
-    this.key = `${PREFIX}${location.pathname}:${index}`;
-    this.inputsKey = `${INPUTS_PREFIX}${location.pathname}:${index}`;
+    this.key = editKey(location.pathname, index);
+    this.inputsKey = inputsKey(location.pathname, index);
     this.hash = codeHash(original);
     this.code = null; // the learner's edit of the lesson's code, or null
     this.earlier = null; // an edit of an earlier version of the cell, or null
@@ -99,30 +93,18 @@ export class EditStore {
 
   /** The kept values of the cell's inputs ({name: position}), or null. */
   loadInputs() {
-    try {
-      const values = JSON.parse(storage()?.getItem(this.inputsKey) ?? "null");
-      return values && typeof values === "object" && !Array.isArray(values) ? values : null;
-    } catch {
-      return null; // unreadable: the defaults
-    }
+    const values = readJSON(this.inputsKey);
+    return values && typeof values === "object" && !Array.isArray(values) ? values : null; // unreadable: the defaults
   }
 
-  /** Keep the values of the cell's inputs ({name: position}). */
+  /** Keep the values of the cell's inputs ({name: position}); where storage fails, they live until the page is left. */
   saveInputs(values) {
-    try {
-      storage()?.setItem(this.inputsKey, JSON.stringify(values));
-    } catch {
-      // full or disabled: the values live until the page is left
-    }
+    writeItem(this.inputsKey, JSON.stringify(values));
   }
 
   /** Forget the values of the cell's inputs (they are the defaults again). */
   forgetInputs() {
-    try {
-      storage()?.removeItem(this.inputsKey);
-    } catch {
-      // disabled: nothing was kept
-    }
+    removeItem(this.inputsKey);
   }
 
   /**
@@ -140,11 +122,7 @@ export class EditStore {
   }
 
   read() {
-    try {
-      return readEntry(storage()?.getItem(this.key), this.hash);
-    } catch {
-      return { code: null, earlier: null }; // unreadable: as if nothing was kept
-    }
+    return readEntry(readItem(this.key), this.hash); // unreadable: as if nothing was kept
   }
 
   apply({ code, earlier }) {
@@ -153,12 +131,8 @@ export class EditStore {
   }
 
   write() {
-    try {
-      const text = writeEntry(this.hash, this.code, this.earlier);
-      if (text === null) storage()?.removeItem(this.key);
-      else storage()?.setItem(this.key, text);
-    } catch {
-      // full or disabled: the edit lives until the page is left
-    }
+    const text = writeEntry(this.hash, this.code, this.earlier, Date.now());
+    if (text === null) removeItem(this.key);
+    else writeItem(this.key, text); // full or disabled: the edit lives until the page is left
   }
 }

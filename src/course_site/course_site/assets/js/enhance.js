@@ -4,7 +4,8 @@
  *
  * On every page, boxes that scroll sideways become reachable by keyboard (scroll_regions.js).
  * Does nothing else on a page without cells (.course-cell), quizzes (.course-quiz) or the course's
- * progress (p.course-progress, and each lesson's "2 / 4" in the sidebar: nav_progress.js). Exercises are cells with a check (exercise.js enhances the rest).  With cells it
+ * progress (p.course-progress, and each lesson's "2 / 4" in the sidebar: nav_progress.js) or the
+ * learner's work (section.course-work: work.js). Exercises are cells with a check (exercise.js enhances the rest).  With cells it
  * takes the page's kernel (page_kernel.js; its worker, started from <head> by
  * worker_prestart.js, is already loading Python off the main thread) and turns each
  * cell into an editor; a Run clicked before Python is ready just waits for it.  It adds the page's
@@ -21,6 +22,7 @@ const QUIZ = names.quiz;
 const CELLS = `.${CELL.root}:not(.${CELL.live})`;
 const QUIZZES = `form.${QUIZ.root}:not([${names.quizData.enhanced}])`;
 const PROGRESS = "p.course-progress"; // the home page's "3 of 7 exercises solved" (exercises_html.py)
+const WORK = "section.course-work:not([data-enhanced])"; // the home page's "Your work" (work_html.py), once
 const EXERCISES = "course-exercises"; // each lesson's exercises, for the sidebar's "2 / 4" (course_end.py)
 
 let page = null; // { kernel, cells, path }
@@ -77,8 +79,18 @@ async function init() {
     page = null;
   }
   const progress = document.querySelector(PROGRESS);
-  if (progress) import("./exercise.js").then(({ showProgress }) => showProgress(progress));
+  const showProgress = () => progress && import("./exercise.js").then((exercise) => exercise.showProgress(progress));
+  showProgress();
   if (document.getElementById(EXERCISES)) import("./nav_progress.js").then(({ watchNavProgress }) => watchNavProgress());
+  const work = document.querySelector(WORK);
+  if (work) {
+    work.dataset.enhanced = "";
+    const refresh = () => {
+      showProgress();
+      if (document.getElementById(EXERCISES)) import("./nav_progress.js").then(({ showNavProgress }) => showNavProgress());
+    };
+    import("./work.js").then(({ enhanceWork }) => enhanceWork(work, refresh));
+  }
   const quizzes = document.querySelectorAll(QUIZZES);
   if (quizzes.length) {
     for (const form of quizzes) form.setAttribute(names.quizData.enhanced, "");

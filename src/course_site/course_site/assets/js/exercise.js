@@ -1,15 +1,21 @@
-/* Course exercises: hints one at a time, the solution on request, the check's verdict, solved state.
+/* Course exercises: hints one at a time, the solution by the site's rule, the check's verdict, solved state.
  *
  * Enhances the markup of exercises_html.py (the class names and data attributes
  * are listed there). The exercise's cell does the running; this module talks to
  * it through the small `ExerciseCell` interface below, and only ever writes text
- * nodes. Solved state is kept in localStorage under `solvedKey(id)`; storage that
- * is disabled, full or throws only means the state is not kept.
+ * nodes. Solved state, and whether the check has run (the solution's rule), are kept
+ * by storage.js; storage that is disabled, full or throws only means they are not kept.
+ *
+ * The solution's rule is the root's data-solutions: "always" (Show solution from the start),
+ * "after-check" (once a run of the exercise has ended: its check ran, or the learner pressed Run
+ * for it), "after-pass" (once the check passed).  Until then the note beside the buttons says
+ * when it opens; when it opens, the note (a live region) says so.  A solved exercise keeps it open.
  */
 
+import { isMarked, localStore, mark, solvedKey } from "./storage.js";
 import { t } from "./strings.js";
 
-const SOLVED_PREFIX = "course-exercise-solved:";
+export { solvedKey };
 
 /**
  * The check's verdict, as exercise_check.CheckResult gives it.
@@ -35,34 +41,7 @@ const SOLVED_PREFIX = "course-exercise-solved:";
  */
 
 
-/** The localStorage key of an exercise's solved state. */
-export function solvedKey(id) {
-  return SOLVED_PREFIX + id;
-}
-
-function localStore() {
-  try {
-    return window.localStorage; // throws where storage is disabled
-  } catch {
-    return null;
-  }
-}
-
-function isSolved(storage, id) {
-  try {
-    return storage?.getItem(solvedKey(id)) === "true";
-  } catch {
-    return false;
-  }
-}
-
-function keepSolved(storage, id) {
-  try {
-    storage?.setItem(solvedKey(id), "true");
-  } catch {
-    /* full or disabled: the page still shows it as solved until it is left */
-  }
-}
+const isSolved = (storage, id) => isMarked("solved", id, storage);
 
 /**
  * How many of the exercises `ids` (their data-exercise-id) the learner has solved.
@@ -122,22 +101,33 @@ export function enhanceExercise(root, cell, storage = localStore()) {
     root.dataset.solved = "true";
     if (badge) badge.hidden = false;
   };
-  if (isSolved(storage, id)) markSolved();
+  const progress = { solved: isSolved(storage, id), tried: isMarked("tried", id, storage) };
+  if (progress.solved) markSolved();
 
   root.querySelector(".course-exercise__actions").hidden = false;
   enhanceHints(root);
-  enhanceSolution(root, cell);
+  const solution = enhanceSolution(root, cell, progress);
 
   cell.onRunDone((outcome) => {
     const [state, message] = verdict(outcome);
     status.dataset.check = state;
     showMessage(status, message);
+    if (!progress.tried) mark("tried", id, storage); // full or disabled: open until the page is left
+    progress.tried = true;
     if (state === "pass") {
-      keepSolved(storage, id);
+      mark("solved", id, storage);
+      progress.solved = true;
       markSolved();
       globalThis.dispatchEvent?.(new CustomEvent(SOLVED_EVENT, { detail: { id } }));
     }
+    solution.update();
   });
+}
+
+/** Whether the rule `rule` (data-solutions) lets the learner see the solution, given `progress` {solved, tried}. */
+export function solutionOpen(rule, progress) {
+  if (progress.solved || rule === "always") return true;
+  return rule === "after-pass" ? false : progress.tried; // after-check, the default
 }
 
 function enhanceHints(root) {
@@ -165,17 +155,32 @@ function enhanceHints(root) {
   });
 }
 
-function enhanceSolution(root, cell) {
+function enhanceSolution(root, cell, progress) {
+  const rule = root.dataset.solutions || "after-check";
   const solution = root.querySelector("details.course-exercise__solution");
   const show = root.querySelector('button[data-action="solution"]');
   const use = root.querySelector('button[data-action="use-solution"]');
+  const note = root.querySelector(".course-exercise__solution-note");
   solution.hidden = true;
+  let open = solutionOpen(rule, progress);
+  show.hidden = !open;
+  if (note) note.textContent = open ? "" : t(rule === "after-pass" ? "exercise.solution_after_pass" : "exercise.solution_after_check");
   show.addEventListener("click", () => {
     solution.hidden = false;
     solution.open = true;
     use.hidden = false;
     use.focus(); // the button that had focus is gone; the next step is this one
     show.hidden = true;
+    if (note) note.textContent = "";
   });
   use.addEventListener("click", () => cell.setEditorCode(root.dataset.solution));
+  return {
+    /** The learner's progress changed: Show solution appears if the rule now allows it, and the note says so. */
+    update() {
+      if (open || !solutionOpen(rule, progress)) return;
+      open = true;
+      show.hidden = false;
+      if (note) note.textContent = t("exercise.solution_ready");
+    },
+  };
 }
