@@ -123,3 +123,22 @@ def later_visit_restores_it(tab, url: str) -> None:
     assert re.match(RESTORED, tab.console(HOW_PYTHON_STARTED))
     steps.run(tab, "#cell-1")
     steps.wait_for(tab, "#cell-1", "^ok$", "data-status")
+
+
+@pytest.mark.parametrize("engine", ["chromium", "firefox"], indirect=True)
+def test_the_solution_opens_after_the_first_check_and_stays_at_hand(engine, lesson_tab):
+    """The site's rule (after-check): the note says when, the first check opens it, the note announces it."""
+    steps.solution_opens_after_the_first_check(
+        lesson_tab, after_check=t("exercise.solution_after_check"), ready=t("exercise.solution_ready")
+    )
+
+
+@pytest.mark.parametrize("engine", ["chromium", "firefox"], indirect=True)
+def test_work_saved_to_a_file_cleared_then_loaded_comes_back_and_a_bad_file_changes_nothing(engine, tab, site_server):
+    """Save my work, Start over, Load work from a file: the home page's progress and the lesson's edit,
+    solved exercise and quiz answer come back; a damaged file, another site's and another version's are
+    refused and leave the work as it was."""
+    total = len(steps.course_exercise_ids(tab, site_server))
+    solved, cleared = (t("exercise.count", solved=n, count=total) for n in (1, 0))
+    steps.work_saved_cleared_and_loaded_back(tab, site_server, solved=solved, cleared=cleared)
+    steps.damaged_work_file_changes_nothing(tab, site_server)

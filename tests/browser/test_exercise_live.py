@@ -109,7 +109,9 @@ def test_an_exercise_is_one_region_named_exercise_with_the_cell_contract(browser
             expect(root.get_by_role("button", name="Stop")).to_have_count(1)
             expect(root.get_by_role("button", name="Reset")).to_have_count(1)
             expect(root.locator("[role=log]")).to_have_count(1)  # hidden until there is output
-            expect(root.get_by_role("button", name="Show solution")).to_be_visible()
+            # Until the first check (the site's rule, after-check), the note says when the solution opens.
+            expect(root.get_by_role("button", name="Show solution")).to_be_hidden()
+            expect(root.locator(".course-exercise__solution-note")).to_have_text(t("exercise.solution_after_check"))
         assert not problems
 
 

@@ -16,6 +16,8 @@ import pytest
 from page_fixture import LESSON, LOAD_TIMEOUT_MS, get_code, guarded_page, wait_until_python_is_ready
 from playwright.sync_api import expect
 
+from course_kernel.strings import t
+
 pytestmark = pytest.mark.browser
 
 EXERCISE_MARKUP = ' course-exercise"'  # an exercise's cell: class="course-cell course-exercise"
@@ -215,6 +217,15 @@ def test_exercise_hint_and_solution_by_keyboard(browser, built_site, site_server
         expect(exercise).to_have_class(re.compile(r"\bcourse-cell--live\b"))
         page.evaluate(RECORD_ANNOUNCEMENTS)
         tab_until(page, lambda now: now["editor"] and now["cell"] == cell_id, "the exercise's editor")
+        # Show solution appears after the first check (the site's rule, after-check): Shift+Enter checks the
+        # starter, and the note beside the buttons, a live region, says that the solution is available.
+        expect(exercise.get_by_role("button", name="Show solution")).to_be_hidden()
+        expect(exercise.locator(".course-exercise__solution-note")).to_have_text(t("exercise.solution_after_check"))
+        page.keyboard.press("Shift+Enter")
+        verdict = exercise.locator(".course-exercise__check")
+        expect(verdict).to_have_attribute("data-check", "fail", timeout=LOAD_TIMEOUT_MS)
+        expect(exercise.get_by_role("button", name="Show solution")).to_be_visible()
+        assert t("exercise.solution_ready") in announcements(page, cell_id, "status")
         page.keyboard.press("Escape")
 
         def in_exercise(name: str, prefix: bool = False):

@@ -294,6 +294,7 @@ def test_solving_an_exercise_counts_in_the_sidebar(browser, site_server):
         expect(mine).to_have_text(re.compile(r"^0 / \d+$"), timeout=LOAD_TIMEOUT_MS)  # once enhance.js ran
         cell = f"#{page.locator('.course-exercise').first.get_attribute('id')}"
         wait_for_editor(page, cell)
+        run(page, cell)  # the first check: Show solution appears (the site's rule, after-check)
         page.click(f'{cell} button[data-action="solution"]')
         page.click(f'{cell} button[data-action="use-solution"]')
         run(page, cell)

@@ -141,7 +141,7 @@ def test_quiz_parses_and_renders_accessible_form():
     assert '<form class="course-quiz" id="quiz-2" novalidate>' in html
     assert html.count('type="radio"') == 2 and 'name="quiz-2"' in html
     assert "<fieldset><legend" in html and "<em>order</em>" in html
-    assert '<details class="course-quiz__answers">' in html
+    assert '<details class="course-quiz__answers" data-search-exclude>' in html  # not searchable
     assert 'data-correct="true"' in html and "Not about speed." in html
     assert 'class="arithmatex"' in html  # turned into MathML with the rest of the page
 

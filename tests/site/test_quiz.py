@@ -78,7 +78,7 @@ def test_the_form_is_radios_in_a_fieldset_then_feedback_try_again_then_every_ans
         ("strong", {}),
         ("div", {"class": "course-quiz__feedback", "role": "status", "aria-live": "polite"}),
         ("button", {"type": "button", "class": "course-quiz__retry", "hidden": None}),
-        ("details", {"class": "course-quiz__answers"}),
+        ("details", {"class": "course-quiz__answers", "data-search-exclude": None}),  # not searchable
         ("summary", {}),
         ("ol", {}),
         ("li", {"data-option": "0", "data-correct": "false"}),

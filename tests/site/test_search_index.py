@@ -93,7 +93,9 @@ def test_nothing_a_lesson_hides_is_in_the_search_index(index, lesson):
     hidden = hidden_lines(markdown, path)
     assert sum(map(len, hidden.values())) >= 10, hidden  # the lesson hides something: the test reads it
     found = [
-        (kind, line) for kind, lines in hidden.items() for line in lines
+        (kind, line)
+        for kind, lines in hidden.items()
+        for line in lines
         if " ".join(line.split()) not in shown and normal(line) in searchable
     ]
     assert not found, f"{path}: the search index holds what the page hides: {found[:5]}"

@@ -105,7 +105,8 @@ def parse_exercise(block: Block) -> Exercise:
     """Split an exercise fence into its sections; raise `LessonError` at the offending line."""
     _check_options(block)
     title = _title(block)
-    height = cell_options(replace(block, options={k: v for k, v in block.options.items() if k not in (EXERCISE, SOLUTIONS)})).height
+    cell_only = {name: value for name, value in block.options.items() if name not in (EXERCISE, SOLUTIONS)}
+    height = cell_options(replace(block, options=cell_only)).height
     solutions = _solutions(block)
     sections = split_sections(block, EXERCISE_SECTIONS, repeatable=("hint",))
     named = {section.name: section for section in sections}

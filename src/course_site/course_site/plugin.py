@@ -38,7 +38,6 @@ from .error_page import ErrorLog, write_error_pages
 from .errors import LessonError, SettingsError
 from .execute import PageExecutor, PageWork, RunSettings
 from .exercises_html import course_exercise_ids, insert_progress, render_exercise
-from .work_html import insert_work
 from .fences import CELL, QUIZ, Cell
 from .lesson_page import LessonBlocks, PendingExercise, PendingQuiz, runs_of
 from .local_python import stage_local
@@ -53,6 +52,7 @@ from .site_layout import ASSETS, ENHANCE, SERVICE_WORKER, STYLESHEETS, WORKER_PR
 from .site_publish import publish, publish_figures
 from .strings import Strings, key_lines
 from .strings import use as use_strings
+from .work_html import insert_work
 from .worker_settings import OutputLimits, WorkerSettings, starter_script, worker_settings
 
 log = logging.getLogger("mkdocs.plugins.course")

@@ -59,4 +59,3 @@ def insert_work(html: str, site_name: str) -> str:
             at = html.index(end, start) + len(end)
             return html[:at] + work + html[at:]
     return work + html
-
