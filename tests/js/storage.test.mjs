@@ -124,7 +124,7 @@ test("the merge: a newer different edit asks, an older one leaves mine, solved i
   work.edits["lessons/32/:5"] = JSON.parse(edit("y = 0  # the file's, older", 100));
   work.edits["lessons/32/:6"] = JSON.parse(edit("z = 1", 100));
   const plan = planImport(work, ROOT, here);
-  assert.deepEqual(plan.conflicts.map(({ page, cell }) => [page, cell]), [["lessons/32/", 4]]); // cell index 3: the 4th
+  assert.deepEqual(plan.conflicts.map(({ page, cell }) => [page, cell]), [["lessons/32/", 3]]); // cell 3 (#cell-3)
   applyWork(plan, {}, here); // "Keep mine"
   assert.equal(JSON.parse(readItem("course-edit:/course/lessons/32/:3", here)).code, "x = 3  # mine");
   assert.equal(JSON.parse(readItem("course-edit:/course/lessons/32/:5", here)).code, "y = 1  # mine, newer");

@@ -233,7 +233,7 @@ export function planImport(work, root = siteRoot(), store = localStore()) {
     if (!isRecord(here)) writes.set(key, JSON.stringify(entry));
     else if (JSON.stringify(sameEdit(here)) !== JSON.stringify(sameEdit(entry)) && savedAt(entry) > savedAt(here)) {
       const [, page, cell] = /^(.*):(\d+)$/.exec(rel) ?? [null, rel, ""];
-      conflicts.push({ key, text: JSON.stringify(entry), page, cell: Number(cell) + 1 });
+      conflicts.push({ key, text: JSON.stringify(entry), page, cell: Number(cell) }); // the key's index: the cell's number
     }
   }
   for (const [part, prefix] of [["inputs", PREFIX.inputs], ["quizzes", PREFIX.quiz]]) {
