@@ -140,8 +140,9 @@ def test_work_saved_to_a_file_cleared_then_loaded_comes_back_and_a_bad_file_chan
     refused and leave the work as it was; a file's newer edit of a cell edited here replaces it only if asked."""
     total = len(steps.course_exercise_ids(tab, site_server))
     solved, cleared = (t("exercise.count", solved=n, count=total) for n in (1, 0))
-    steps.work_saved_cleared_and_loaded_back(tab, site_server, solved=solved, cleared=cleared)
+    lesson = site_server + LESSON
+    steps.work_saved_cleared_and_loaded_back(tab, site_server, lesson, solved=solved, cleared=cleared)
     steps.damaged_work_file_changes_nothing(tab, site_server)
     steps.a_newer_edit_in_a_file_replaces_mine_only_when_asked(
-        tab, site_server, keep=t("work.keep"), replace=t("work.replace")
+        tab, site_server, lesson, keep=t("work.keep"), replace=t("work.replace")
     )

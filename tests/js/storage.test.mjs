@@ -1,5 +1,5 @@
-// The learner's work in this browser (assets/js/storage.js): its keys, the guarded access, and the
-// work file that takes it along: export, import with its merge rules and refusals, start over, and
+// The learner's work in this browser (assets/js/storage.js: its keys, the guarded access) and the work
+// file that takes it along (work_file.js): export, import with its merge rules and refusals, start over, and
 // storage that throws or fills up part way; run by tests/unit/test_node_tests.py.
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -7,10 +7,10 @@ import { test } from "node:test";
 import "./english.mjs";
 
 const storage = await import("../../src/course_site/course_site/assets/js/storage.js");
+const { readItem, writeItem } = storage;
 const {
-  applyWork, clearWork, collectWork, countWork, planImport, readItem, readWorkFile, writeItem, WorkFileError, workFile,
-  workFileName, WORK_VERSION,
-} = storage;
+  applyWork, clearWork, collectWork, countWork, planImport, readWorkFile, WorkFileError, workFile, workFileName, WORK_VERSION,
+} = await import("../../src/course_site/course_site/assets/js/work_file.js");
 const { summary, refusal } = await import("../../src/course_site/course_site/assets/js/work.js");
 
 /* localStorage as a Map, with its key(i) and length; `fail(key)` makes a write of that key throw (full storage). */

@@ -7,10 +7,10 @@
  * Storage that is full, disabled or throws never breaks the console (storage.js guards every access):
  * a failed one means the history lives until the page is left (as edits.js).
  */
+import { consoleKey, localStore, readItem, UNREADABLE, writeItem } from "./storage.js";
 
 export const LIMIT = 200;
 export const MAX_CHARS = 20_000;
-import { consoleKey, localStore, readItem, UNREADABLE, writeItem } from "./storage.js";
 
 /** What a stored entry says: {entries, draft}; unreadable text reads as an empty history. */
 export function readHistory(raw) {

@@ -9,7 +9,7 @@
  * A cell's inputs (inputs.js) keep their values beside its edit, under "course-inputs:<page path>:<cell
  * index>": {"<name>": position of the value, …}, absent while every input is at its default.
  * Each save says when it was made ("savedAt", ms since 1970), which decides between two edits of a
- * cell when a work file is loaded (storage.js).
+ * cell when a work file is loaded (work_file.js).
  * Another tab's save of the same cell arrives as a `storage` event (watch()).
  * Storage that is full, disabled or throws never breaks a cell (storage.js guards every access):
  * a failed write just means the edit is not kept.

@@ -1,14 +1,15 @@
 /* The home page's "Your work" (work_html.py's section.course-work): save the learner's work on this
- * site to a file, load such a file (merged with what is here: storage.js's planImport), and start over.
+ * site to a file, load such a file (merged with what is here: work_file.js's planImport), and start over.
  *
  * Each control says what it did in the section's status line (a live region); a file that cannot be
  * loaded is refused there with why, and changes nothing.  Questions (edits that the file would replace,
  * the work that starting over deletes) are a modal <dialog> of real buttons: Escape answers with the
  * one that changes nothing.  Text nodes only.
  */
+import { siteRoot } from "./storage.js";
 import {
-  applyWork, clearWork, collectWork, countWork, planImport, readWorkFile, siteRoot, WorkFileError, workFile, workFileName,
-} from "./storage.js";
+  applyWork, clearWork, collectWork, countWork, planImport, readWorkFile, WorkFileError, workFile, workFileName,
+} from "./work_file.js";
 import { t } from "./strings.js";
 
 /** "2 edited cells, 1 solved exercise, 3 console statements" (the parts that are not 0), or "no work yet". */
