@@ -2,7 +2,7 @@
 
 The build saves each figure twice, in Material's light and dark schemes (figure_style.py). This
 runs the course's lessons in the site's Pyodide under Node, as ``mkdocs build`` does with an empty
-cache, with the build's runner (both schemes) and with a copy that saves the light figure only,
+cache, with the build's schemes (both) and with the light scheme only,
 in interleaved rounds, one page at a time; it prints each run, the medians and their ratio.
 A report, not a test: it exits 0.
 
@@ -33,20 +33,9 @@ OPTIONS = course_options()
 SETTINGS = RunSettings(OPTIONS.preload, OPTIONS.import_packages, "hint", OutputLimits(2000, 200_000))
 
 
-def light_only_runner(folder: Path) -> dict[str, Path]:
-    """The build's runner files, with a runner that saves each figure in the light scheme only."""
-    runner = folder / "runner_light_only.py"
-    source = execute.BUILD_PYTHON_FILES["course_build_python.py"].read_text()
-    light = source.replace("Session(schemes=SCHEMES,", 'Session(schemes=("default",),')
-    assert light != source, "build_python.start no longer makes its Session(schemes=SCHEMES, …)"
-    runner.write_text(light)
-    return {**execute.BUILD_PYTHON_FILES, "course_build_python.py": runner}
-
-
-def run_cold(python: LocalPython, files: dict[str, Path]) -> float:
-    """Seconds to run every lesson's cells and exercises with an empty cache."""
-    execute.BUILD_PYTHON_FILES.clear()
-    execute.BUILD_PYTHON_FILES.update(files)
+def run_cold(python: LocalPython, schemes: list[str]) -> float:
+    """Seconds to run every lesson's cells and exercises with an empty cache, drawing figures in ``schemes``."""
+    execute.FIGURE_SCHEMES[:] = schemes
     runner = PageExecutor(Path(tempfile.mkdtemp()), python, SETTINGS, 600)
     pages = [runs_of(path.read_text(), path.relative_to(ROOT).as_posix(), 1) for path in LESSONS]
     start = time.perf_counter()
@@ -61,7 +50,7 @@ def main() -> None:
     rounds = parser.parse_args().rounds
     folder = Path(tempfile.mkdtemp())
     python = stage_python(folder)
-    variants = {"both schemes": dict(execute.BUILD_PYTHON_FILES), "light only": light_only_runner(folder)}
+    variants = {"both schemes": ["default", "slate"], "light only": ["default"]}
     seconds: dict[str, list[float]] = {name: [] for name in variants}
     for k in range(rounds):
         order = list(variants) if k % 2 == 0 else list(reversed(variants))

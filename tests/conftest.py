@@ -1,4 +1,5 @@
-"""Shared fixtures: the built site, a loopback server for it, and a locked-down Chromium.
+"""Shared fixtures: the built site, a loopback server for it, a locked-down Chromium, and the cross-browser
+tests' engines (Chromium, Firefox and WebKit).
 
 Browser tests go through `open_page`, which blocks (and records) every request
 that leaves 127.0.0.1; a test that caused one fails at teardown.
@@ -34,7 +35,9 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_RECORD = ROOT / ".cache" / "chromium-path"
 from chromium_flags import CHROMIUM_ARGS  # noqa: E402  (scripts/, shared with the benchmarks)
 from course_python import course_options, stage_python  # noqa: E402  (likewise)
-from engine_fixtures import ENGINES  # noqa: E402  (tests/browser/fixture: the engines' names)
+
+ENGINES = ("chromium", "firefox", "webkit")
+"""The names of the cross-browser tests' engines (tests/browser/fixture/engines.py): the ``engine`` fixture's params."""
 
 ISOLATION_HEADERS = {
     "Cross-Origin-Opener-Policy": "same-origin",
@@ -408,6 +411,62 @@ def open_page(browser) -> Iterator:
     yield open_
     for context in contexts:
         context.close()
+    assert not external, f"requests left 127.0.0.1: {external}"
+
+
+# -- the cross-browser tests (tests/browser: test_engines.py, test_language.py), through fixture/engines.py:
+# ``engine`` (parametrized by ``ENGINES``, all three unless a module narrows it with
+# ``pytest.mark.parametrize("engine", [...], indirect=True)``), its browser ``process`` for the module, and
+# a fresh ``tab`` per test. engines.py needs Playwright: ``engine`` imports it, so that without Playwright
+# this file still loads and `pytest_configure` says how to install it.
+
+
+@pytest.fixture(scope="module", params=ENGINES)
+def engine(request, browser, chromium_options, tmp_path_factory):
+    """The engine under test (an engines.py engine), its tools checked (``make browser`` installs them)."""
+    import engines
+
+    name = request.param
+    if name in (missing := engines.missing_tools()):
+        pytest.fail(f"{name}: no {missing[name]}: run `make browser` (it installs them and says which)")
+    if name == "chromium":
+        yield engines.Chromium(browser, chromium_options)
+        return
+    proxy = engines.RecordingProxy()
+    display = engines.Display()
+    try:
+        if name == "firefox":
+            yield engines.Firefox(proxy, tmp_path_factory.mktemp("firefox"))
+        else:
+            yield engines.WebKit(proxy, display)
+    finally:
+        display.close()
+        proxy.close()
+
+
+@pytest.fixture(scope="module")
+def process(engine):
+    """The module's browser process of ``engine`` (None for WebKit, which gets one per test)."""
+    if engine.name == "webkit":
+        yield None
+        return
+    launched = engine.launch()
+    yield launched
+    launched.close()
+
+
+@pytest.fixture
+def tab(engine, process):
+    """A fresh tab (empty storage); the test fails if a request left 127.0.0.1."""
+    owner = process or engine.launch()
+    opened = owner.tab()
+    try:
+        yield opened
+    finally:
+        owner.close_tab(opened)
+        external = owner.take_external()
+        if process is None:
+            owner.close()
     assert not external, f"requests left 127.0.0.1: {external}"
 
 

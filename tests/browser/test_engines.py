@@ -12,14 +12,12 @@ per test, which is how a WebKit test gets empty storage.  Every request that lea
 is refused and fails the test.
 """
 
-# ruff: noqa: F811 (the fixtures imported from engine_fixtures are the tests' arguments)
 from __future__ import annotations
 
 import re
 
 import pytest
 import steps
-from engine_fixtures import ENGINES, engine, process, tab  # noqa: F401 (the fixtures, by name)
 from page_fixture import LESSON, LESSONS
 
 from course_kernel.strings import t

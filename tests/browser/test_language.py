@@ -9,7 +9,6 @@ output) holds an English phrase of the course's catalogue that the French one do
 Python's own traceback stays as Python writes it. axe-core audits the page in Chromium.
 """
 
-# ruff: noqa: F811 (the fixtures imported from engine_fixtures are the tests' arguments)
 from __future__ import annotations
 
 import json
@@ -22,7 +21,6 @@ from pathlib import Path
 import pytest
 import steps
 from axe_fixture import audit, report
-from engine_fixtures import engine, process, tab  # noqa: F401 (the fixtures, by name)
 from site_project import make_project
 
 from course_site.strings import read_catalogue

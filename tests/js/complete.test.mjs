@@ -6,15 +6,19 @@ import { test } from "node:test";
 
 import { MessageType } from "../../src/course_site/course_site/assets/js/protocol.js";
 import { checkMessage } from "./contract.mjs";
+import { FakeWorker } from "./fake_worker.mjs";
 
 const { Completer } = await import("../../src/course_site/course_site/assets/js/complete.js");
 
-/* A kernel as the Completer sees it: idle or not, its worker's messages, runs sent, its events. */
+/* A kernel as the Completer sees it: idle or not, its worker and what was posted to it, runs sent, its events. */
 class FakeKernel extends EventTarget {
   idle = true;
   runsSent = 0;
-  posted = [];
-  worker = { postMessage: (message) => this.posted.push(checkMessage("toWorker", message)) };
+  worker = new FakeWorker();
+
+  get posted() {
+    return this.worker.posted;
+  }
 
   answer(data) {
     this.dispatchEvent(Object.assign(new Event("completions"), { data: checkMessage("toPage", data) }));

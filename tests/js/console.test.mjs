@@ -6,18 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import "./fake_dom.mjs"; // fetch of contract.json beside the modules (dom_names.js)
-
-class MemoryStorage {
-  constructor() {
-    this.items = new Map();
-  }
-  getItem(key) {
-    return this.items.has(key) ? this.items.get(key) : null;
-  }
-  setItem(key, value) {
-    this.items.set(key, String(value));
-  }
-}
+import { DENIED, MemoryStorage } from "./fake_storage.mjs";
 
 globalThis.localStorage = new MemoryStorage();
 const JS = "../../src/course_site/course_site/assets/js";
@@ -94,14 +83,7 @@ test("unreadable or foreign entries read as an empty history", () => {
 test("storage that throws or is gone never breaks the console: the history lives in the page", () => {
   const kept = globalThis.localStorage;
   try {
-    globalThis.localStorage = {
-      getItem() {
-        throw new Error("SecurityError");
-      },
-      setItem() {
-        throw new Error("QuotaExceededError");
-      },
-    };
+    globalThis.localStorage = DENIED;
     const history = new ConsoleHistory("/course/");
     history.push("x = 1");
     history.push("x + 1");

@@ -1,6 +1,8 @@
 // contract.json against the scripts: protocol.js names exactly its message types, and every message the
-// page and the Python worker send (each `postMessage({ … })` in their sources) has a type of the contract
-// and the fields the contract gives it, no more and, unless a spread adds them, no fewer.  The messages
+// page, the Python worker and its runner send (each `postMessage({ … })`, `post({ … })` in their sources),
+// the build's Node script (`send({ … })`) and the kernel to a cell (`onEvent({ … })`, `finish(job, { … })`)
+// has a type of the contract and the fields the contract gives it, no more and, unless a spread adds them,
+// no fewer.  The messages
 // as they are sent, field types included, are checked by kernel.test.mjs and output.test.mjs (contract.mjs).
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
@@ -9,14 +11,21 @@ import { test } from "node:test";
 import { MessageType } from "../../src/course_site/course_site/assets/js/protocol.js";
 import { CONTRACT, checkMessage, fieldsOf } from "./contract.mjs";
 
-globalThis.self ??= globalThis; // boot.js is a worker's module
-const { describeFatal } = await import("../../src/course_site/course_site/assets/js/worker/boot.js");
+const { describeFatal } = await import("../../src/course_site/course_site/assets/js/worker/run.js");
 
 const JS = new URL("../../src/course_site/course_site/assets/js/", import.meta.url);
 const sources = [
   ...readdirSync(JS).filter((name) => name.endsWith(".js")),
   ...readdirSync(new URL("worker/", JS)).filter((name) => name.endsWith(".js")).map((name) => `worker/${name}`),
+  "../../node/build_python.mjs",
 ].map((name) => [name, readFileSync(new URL(name, JS), "utf8")]);
+
+/* Where messages are sent, and in which direction, by the file they are in. */
+const SENDS = [
+  { pattern: /(?:postMessage|\bpost)\(\s*\(?(?:\w+ = )?\{/g, direction: (file) => (file.startsWith("worker/") ? "toPage" : "toWorker") },
+  { pattern: /\bsend\(\s*\{/g, direction: (file) => (file.includes("node/") ? "build" : null) },
+  { pattern: /(?:onEvent\(|finish\(job,\s*)\{/g, direction: (file) => (file === "kernel.js" ? "toCell" : null) },
+];
 
 /* The index of the end of the comment that starts at `text[i]` ("//" or "/*"), or -1 if none starts there. */
 function commentEnd(text, i) {
@@ -74,11 +83,32 @@ function entries(literal) {
 function sentMessages() {
   const found = [];
   for (const [file, text] of sources) {
-    for (const match of text.matchAll(/postMessage\(\s*\{/g)) {
+    for (const { pattern, direction } of SENDS) {
+      if (direction(file)) found.push(...sentIn(file, text, pattern, direction(file)));
+    }
+  }
+  return found;
+}
+
+/* The messages sent in `text` where `pattern` matches (ending at the literal's "{"), in `direction`. */
+function sentIn(file, text, pattern, direction) {
+  const found = [];
+  {
+    for (const match of text.matchAll(pattern)) {
       const parts = entries(objectLiteral(text, match.index + match[0].length - 1));
       const keys = parts.filter((part) => !part.startsWith("...")).map((part) => part.split(":")[0].trim());
       const spreads = parts.filter((part) => part.startsWith("...")).map((part) => part.slice(3));
       const typePart = parts.find((part) => /^type\s*:/.test(part));
+      if (!typePart && direction === "toCell" && spreads.includes("msg")) {
+        // The kernel passes a worker's message on with fields of its own: a toCell type that has them.
+        const types = Object.keys(CONTRACT.messages.toCell).filter((type) => {
+          const names = Object.keys(CONTRACT.messages.toCell[type]).map((name) => name.replace(/\?$/, ""));
+          return type !== "about" && keys.every((key) => names.includes(key));
+        });
+        assert.ok(types.length, `${file}: passes on a message with ${keys}, which no toCell message has`);
+        found.push({ file, direction, types: types.slice(0, 1), keys, spreads });
+        continue;
+      }
       if (!typePart) {
         found.push({ file, untyped: true, keys });
         continue;
@@ -88,14 +118,18 @@ function sentMessages() {
       const literal = /^"([\w-]+)"$/.exec(value);
       // output.js's emit_text(kind, …): Python's cell_exec emits "result" or "error" (protocol.test.mjs).
       const types = named ? [MessageType[named[1]]] : literal ? [literal[1]] : [MessageType.RESULT, MessageType.ERROR];
-      found.push({ file, direction: file.startsWith("worker/") ? "toPage" : "toWorker", types, keys, spreads });
+      found.push({ file, direction, types, keys, spreads });
     }
   }
   return found;
 }
 
 // The spreads whose fields the test can name: a fatal error's description.
-const SPREAD_FIELDS = { "describeFatal(err)": Object.keys(describeFatal(new Error("x"))) };
+const SPREAD_FIELDS = {
+  "describeFatal(err)": Object.keys(describeFatal(new Error("x"))),
+  "details": ["cause", "exitStatus", "message"], // kernel.js's crash(): a worker's end, as fatal describes it
+  "(dark ? { pngDark: dark } : {})": ["pngDark"],
+};
 
 test("protocol.js names exactly the contract's message types", () => {
   const contract = [...Object.keys(CONTRACT.messages.toWorker), ...Object.keys(CONTRACT.messages.toPage)];
@@ -139,4 +173,11 @@ test("a message is checked field by field", () => {
   assert.throws(() => checkMessage("toPage", { type: "ready", version: "0.27.7", extra: 1 }), /extra is not in contract/);
   assert.throws(() => checkMessage("toWorker", { type: "ready", version: "0.27.7" }), /no message type "ready"/);
   assert.doesNotThrow(() => checkMessage("toPage", { type: "done", id: 1, ok: true, status: "ok", ms: 1, totalMs: 2, check: undefined }));
+});
+
+test("the build's Node script sends every build message of the contract, and the kernel every toCell event", () => {
+  const sentTypes = (direction) => new Set(sentMessages().filter((m) => m.direction === direction).flatMap((m) => m.types));
+  const listed = (direction) => Object.keys(CONTRACT.messages[direction]).filter((type) => type !== "about");
+  assert.deepEqual([...sentTypes("build")].sort(), listed("build").sort());
+  for (const type of listed("toCell")) assert.ok(sentTypes("toCell").has(type) || type === "started", `toCell ${type} is never sent`);
 });

@@ -3,20 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-class MemoryStorage {
-  constructor() {
-    this.items = new Map();
-  }
-  getItem(key) {
-    return this.items.has(key) ? this.items.get(key) : null;
-  }
-  setItem(key, value) {
-    this.items.set(key, String(value));
-  }
-  removeItem(key) {
-    this.items.delete(key);
-  }
-}
+import { DENIED, MemoryStorage } from "./fake_storage.mjs";
 
 const listeners = new Set();
 globalThis.location = { pathname: "/lessons/a/" };
@@ -89,8 +76,7 @@ test("another tab's save or reset of the cell reaches watch(), and nothing else 
 });
 
 test("storage that throws or is missing never breaks a cell", () => {
-  const broken = { getItem() { throw new Error("denied"); }, setItem() { throw new Error("full"); }, removeItem() { throw new Error("denied"); } };
-  for (const storage of [broken, undefined]) {
+  for (const storage of [DENIED, undefined]) {
     globalThis.localStorage = storage;
     const store = new EditStore(1, "a");
     assert.deepEqual(store.load(), { code: null, earlier: null });

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 
 import { FakeElement, children, fakeDocument } from "./fake_dom.mjs";
+import { DENIED, MemoryStorage } from "./fake_storage.mjs";
 
 globalThis.document = fakeDocument;
 const { countSolved, enhanceExercise, showProgress, solvedKey } = await import(
@@ -12,22 +13,6 @@ const { countSolved, enhanceExercise, showProgress, solvedKey } = await import(
 
 const STOPPED = "The run was stopped before the checks ran.";
 const NOT_CHECKED = "Your code did not finish, so the checks did not run.";
-
-/* localStorage as a Map; `broken` makes every call throw, as disabled or full storage does. */
-class Store {
-  constructor(entries = {}, broken = false) {
-    this.map = new Map(Object.entries(entries));
-    this.broken = broken;
-  }
-  getItem(key) {
-    if (this.broken) throw new DOMException("denied", "SecurityError");
-    return this.map.get(key) ?? null;
-  }
-  setItem(key, value) {
-    if (this.broken) throw new DOMException("full", "QuotaExceededError");
-    this.map.set(key, String(value));
-  }
-}
 
 /* An exercise's markup (exercises_html.py) with `hints` hints, and a cell that records what it was asked. */
 function exercise(hints = 2) {
@@ -67,7 +52,7 @@ function exercise(hints = 2) {
 
 let store;
 beforeEach(() => {
-  store = new Store();
+  store = new MemoryStorage();
 });
 
 const passed = { status: "ok", check: { passed: true, message: "All checks passed." } };
@@ -126,7 +111,7 @@ test("each run's verdict replaces the last; a solved exercise stays solved", () 
 
 test("an exercise solved on an earlier visit shows as solved before any run", () => {
   const { root, cell, parts } = exercise();
-  enhanceExercise(root, cell, new Store({ [solvedKey("rope-1")]: "true" }));
+  enhanceExercise(root, cell, new MemoryStorage({ [solvedKey("rope-1")]: "true" }));
   assert.equal(root.dataset.solved, "true");
   assert.equal(parts.solved.hidden, false);
   assert.equal(parts.actions.hidden, false);
@@ -134,11 +119,11 @@ test("an exercise solved on an earlier visit shows as solved before any run", ()
 
 test("storage that throws only means the solved state is not kept", () => {
   const { root, cell, parts } = exercise();
-  enhanceExercise(root, cell, new Store({}, true));
+  enhanceExercise(root, cell, DENIED);
   cell.finish(passed);
   assert.equal(parts.check.dataset.check, "pass");
   assert.equal(root.dataset.solved, "true");
-  assert.equal(countSolved(["rope-1"], new Store({}, true)), 0);
+  assert.equal(countSolved(["rope-1"], DENIED), 0);
 });
 
 test("no storage at all (window.localStorage throws) is storage that keeps nothing", () => {
@@ -159,7 +144,7 @@ test("no storage at all (window.localStorage throws) is storage that keeps nothi
 });
 
 test("the course's progress counts the solved exercises among its own", () => {
-  const solved = new Store({ [solvedKey("a")]: "true", [solvedKey("c")]: "true", [solvedKey("other")]: "true" });
+  const solved = new MemoryStorage({ [solvedKey("a")]: "true", [solvedKey("c")]: "true", [solvedKey("other")]: "true" });
   solved.setItem(solvedKey("b"), "false");
   assert.equal(countSolved(["a", "b", "c", "d"], solved), 2);
   const element = Object.assign(new FakeElement("p"), { hidden: true });
@@ -225,13 +210,13 @@ test("the solution is shown on request, then can replace the learner's code", ()
 
 test("solved state is kept under course-exercise-solved:<id>, in the page's localStorage by default", () => {
   assert.equal(solvedKey("rope-1"), "course-exercise-solved:rope-1");
-  const local = new Store();
+  const local = new MemoryStorage();
   globalThis.localStorage = local;
   try {
     const { root, cell } = exercise();
     enhanceExercise(root, cell);
     cell.finish(passed);
-    assert.deepEqual([...local.map], [["course-exercise-tried:rope-1", "true"], ["course-exercise-solved:rope-1", "true"]]);
+    assert.deepEqual([...local.items], [["course-exercise-tried:rope-1", "true"], ["course-exercise-solved:rope-1", "true"]]);
     assert.equal(countSolved(["rope-1", "rope-2"]), 1);
   } finally {
     delete globalThis.localStorage;
@@ -241,7 +226,7 @@ test("solved state is kept under course-exercise-solved:<id>, in the page's loca
 test("an exercise without a solved badge is marked solved all the same", () => {
   const { root, cell } = exercise();
   delete root.found[".course-exercise__solved"];
-  enhanceExercise(root, cell, new Store({ [solvedKey("rope-1")]: "true" }));
+  enhanceExercise(root, cell, new MemoryStorage({ [solvedKey("rope-1")]: "true" }));
   cell.finish(passed);
   assert.equal(root.dataset.solved, "true");
 });
@@ -268,7 +253,7 @@ test("by default Show solution appears after the first check, the note saying wh
 test("a run stopped or raising counts as the first check too (its check could not run, the learner tried)", () => {
   for (const outcome of [{ status: "stopped" }, { status: "error" }]) {
     const { root, cell, parts } = exercise();
-    enhanceExercise(root, cell, new Store());
+    enhanceExercise(root, cell, new MemoryStorage());
     cell.finish(outcome);
     assert.equal(parts.show.hidden, false, outcome.status);
   }
@@ -299,18 +284,18 @@ test("a later visit: an exercise solved, or tried under after-check, has its sol
   for (const [rule, key] of [["after-pass", "solved"], ["after-check", "tried"], ["after-check", "solved"]]) {
     const { root, cell, parts } = exercise();
     root.dataset.solutions = rule;
-    enhanceExercise(root, cell, new Store({ [`course-exercise-${key}:rope-1`]: "true" }));
+    enhanceExercise(root, cell, new MemoryStorage({ [`course-exercise-${key}:rope-1`]: "true" }));
     assert.equal(parts.show.hidden, false, `${rule} ${key}`);
   }
   const { root, cell, parts } = exercise();
   root.dataset.solutions = "after-pass";
-  enhanceExercise(root, cell, new Store({ "course-exercise-tried:rope-1": "true" }));
+  enhanceExercise(root, cell, new MemoryStorage({ "course-exercise-tried:rope-1": "true" }));
   assert.equal(parts.show.hidden, true, "after-pass: tried is not enough");
 });
 
 test("storage that throws: the solution opens after the check all the same, for as long as the page is open", () => {
   const { root, cell, parts } = exercise();
-  enhanceExercise(root, cell, new Store({}, true));
+  enhanceExercise(root, cell, DENIED);
   cell.finish(failed);
   assert.equal(parts.show.hidden, false);
 });

@@ -83,7 +83,7 @@ test("a run sent before Python is ready is queued, starts the worker, and is sen
   worker.send({ type: MessageType.READY, version: "0.27.7" });
   assert.deepEqual(worker.runs(), [{
     type: MessageType.RUN, id: first.id, code: "print(1)", setup: "", check: null, filename: "<cell 1>",
-    inputs: "", alt: "", maxLines: CONTRACT.limits.maxLines, maxChars: CONTRACT.limits.maxChars, scheme: "default", console: false,
+    inputs: "", alt: "", maxLines: CONTRACT.limits.maxLines, maxChars: CONTRACT.limits.maxChars, schemes: ["default"], console: false,
   }]);
 });
 
@@ -107,7 +107,7 @@ test("a run carries the page's colour scheme, in which its figures are drawn", (
     kernel.run(job());
     const worker = FakeWorker.made.at(-1);
     worker.send({ type: MessageType.READY, version: "0.27.7" });
-    assert.equal(worker.runs()[0].scheme, "slate");
+    assert.deepEqual(worker.runs()[0].schemes, ["slate"]);
   } finally {
     globalThis.document = saved;
   }

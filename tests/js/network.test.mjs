@@ -8,6 +8,7 @@ import "./english.mjs"; // the worker's words: the English catalogue the page se
 
 import { cacheNames } from "../../src/course_site/course_site/assets/js/cache_policy.js";
 import { MessageType } from "../../src/course_site/course_site/assets/js/protocol.js";
+import { WorkerSelf } from "./fake_worker.mjs";
 
 const SITE = "https://learn.example.org/course/";
 const INDEX = `${SITE}pyodide/v0.27.7/`;
@@ -60,7 +61,7 @@ class FakeCache {
 
 /* The network: `served` holds the bodies it answers (URL -> text); anything else is a 404, and
  * `offline` makes every fetch fail.  `fetched` lists what was asked, with the fetch options. */
-let served, offline, fetched, posted;
+let served, offline, fetched;
 function network(input, init = {}) {
   const url = String(input.url ?? input);
   fetched.push({ url, integrity: init.integrity });
@@ -75,12 +76,13 @@ const caches = new FakeCaches();
 let scripts; // what importScripts ran; a URL in `brokenScripts` throws, as offline
 const brokenScripts = new Set();
 globalThis.caches = caches;
-globalThis.self = {
+const worker = new WorkerSelf({
   fetch: (...args) => network(...args),
   location: { href: `${SITE}assets/course/js/worker/main.js` },
   caches,
-  postMessage: (message) => posted.push(message),
-};
+});
+const { posted } = worker;
+globalThis.self = worker;
 globalThis.importScripts = (url) => {
   if (brokenScripts.has(url)) throw new TypeError(`NetworkError: ${url}`);
   scripts.push(url);
@@ -102,7 +104,7 @@ beforeEach(() => {
   served = new Map();
   offline = false;
   fetched = [];
-  posted = [];
+  worker.clear();
   scripts = [];
   caches.broken = false;
   configure();
@@ -569,7 +571,7 @@ test("a kept script run offline frees its blob: URL; a script run online counts 
     const online = fresh(`${INDEX}*.js`);
     const before = progress.loaded;
     await new Promise((resolve) => setTimeout(resolve, 100));
-    posted = [];
+    worker.clear();
     await net.importScript(online);
     await net.importScript(online);
     assert.equal(progress.loaded - before, 2468);

@@ -5,12 +5,13 @@ import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 
 import { MessageType } from "../../src/course_site/course_site/assets/js/protocol.js";
-import { checkMessage } from "./contract.mjs";
+import { WorkerSelf } from "./fake_worker.mjs";
+import "./english.mjs"; // the cut result's notice in the page's words
 
-let posted;
 let clock = 0; // ms, performance.now() as output.js sees it
-const keep = (message) => posted.push(checkMessage("toPage", message)); // as contract.json types it
-globalThis.self = { postMessage: keep };
+const worker = new WorkerSelf();
+const { posted } = worker;
+globalThis.self = worker;
 Object.defineProperty(globalThis, "performance", { value: { now: () => clock }, configurable: true });
 const { abandonRun, closeRun, host, isOpen, openRun, openRunId, writeStream } = await import(
   "../../src/course_site/course_site/assets/js/worker/output.js"
@@ -45,7 +46,7 @@ function runWith(maxLines, maxChars, writes) {
 const lines = (count, from = 1) => Array.from({ length: count }, (_, i) => `line ${from + i}\n`).join("");
 
 beforeEach(() => {
-  posted = [];
+  worker.clear();
   clock += 10_000; // each test starts long after the last one's writes
 });
 
@@ -90,7 +91,7 @@ test("a line left open at the cap counts as a dropped line", () => {
   assert.equal(out.text, "a\nb\n");
   assert.deepEqual(out.dropped, [{ lines: 2, chars: 3 }]);
   // And after the cap, a last write without a newline is one more line.
-  const more = (posted = [], runWith(2, 1000, () => write("a\nb\nc\n", "d\n", "e")));
+  const more = (worker.clear(), runWith(2, 1000, () => write("a\nb\nc\n", "d\n", "e")));
   assert.equal(more.text, "a\nb\n");
   assert.deepEqual(more.dropped, [{ lines: 3, chars: 5 }]);
 });
@@ -107,7 +108,7 @@ test("a write that reaches the character cap before the line cap is cut there", 
   assert.equal(out.text, "ab\ncd");
   assert.deepEqual(out.dropped, [{ lines: 2, chars: 4 }]);
   // The character cap falls on a line end that would also reach the line cap: that line end is dropped.
-  posted = [];
+  worker.clear();
   const atLineEnd = runWith(2, 5, () => write("ab\ncd\nef"));
   assert.equal(atLineEnd.text, "ab\ncd");
   assert.deepEqual(atLineEnd.dropped, [{ lines: 2, chars: 3 }]);
@@ -117,7 +118,7 @@ test("output of exactly maxChars characters is kept whole; one more is dropped",
   const exact = runWith(100, 10, () => write("12345", "67890"));
   assert.equal(exact.text, "1234567890");
   assert.deepEqual(exact.capped, []);
-  posted = [];
+  worker.clear();
   const over = runWith(100, 10, () => write("12345", "678901"));
   assert.equal(over.text, "1234567890");
   assert.equal(over.capped.length, 1);
@@ -195,29 +196,23 @@ test("a result longer than maxChars is cut there and says how much was dropped",
   closeRun();
   assert.deepEqual(posted, [
     { type: MessageType.STREAM, id: RUN, stream: "stdout", text: "ab" },
-    { type: MessageType.RESULT, id: RUN, text: "01234\n… 5 characters dropped" },
+    { type: MessageType.RESULT, id: RUN, text: "01234\n… 5 more characters not shown." },
     { type: MessageType.ERROR, id: RUN, text: "01234" },
   ]);
 });
 
 test("a figure's bytes are copied and transferred, after the output before it", () => {
-  const transfers = [];
-  globalThis.self.postMessage = (message, transfer) => (keep(message), transfers.push(transfer));
-  try {
-    openRun(RUN, 10, 100);
-    write("before\n");
-    const png = Uint8Array.of(137, 80, 78, 71);
-    host.emit_figure(png, "a plot", "slate", 13);
-    closeRun();
-    const figure = posted.find((m) => m.type === MessageType.FIGURE);
-    assert.deepEqual([...new Uint8Array(figure.png)], [137, 80, 78, 71]);
-    assert.equal(figure.alt, "a plot");
-    assert.notEqual(figure.png, png.buffer);
-    assert.deepEqual(transfers.at(-1), [figure.png]);
-    assert.deepEqual(posted.map((m) => m.type), [MessageType.STREAM, MessageType.FIGURE]);
-  } finally {
-    globalThis.self.postMessage = keep;
-  }
+  openRun(RUN, 10, 100);
+  write("before\n");
+  const png = Uint8Array.of(137, 80, 78, 71);
+  host.emit_figure(png, "a plot", "slate", 13);
+  closeRun();
+  const figure = posted.find((m) => m.type === MessageType.FIGURE);
+  assert.deepEqual([...new Uint8Array(figure.png)], [137, 80, 78, 71]);
+  assert.equal(figure.alt, "a plot");
+  assert.notEqual(figure.png, png.buffer);
+  assert.deepEqual(worker.transfers.at(-1), [figure.png]);
+  assert.deepEqual(posted.map((m) => m.type), [MessageType.STREAM, MessageType.FIGURE]);
 });
 
 /* ------------------------------------------------------------------ batching */

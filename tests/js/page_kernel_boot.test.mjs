@@ -7,17 +7,8 @@ import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, mock, test } from "node:test";
 
 import { MessageType, QUIET_MS } from "../../src/course_site/course_site/assets/js/protocol.js";
-
-class FakeWorker {
-  posted = [];
-  postMessage(message) {
-    this.posted.push(message);
-  }
-  terminate() {}
-  send(message) {
-    this.onmessage?.({ data: message });
-  }
-}
+import { MemoryStorage } from "./fake_storage.mjs";
+import { FakeWorker } from "./fake_worker.mjs";
 
 let registered, removed, idleCallbacks, reloads, fetched, session;
 globalThis.Worker = FakeWorker;
@@ -66,8 +57,8 @@ function readyAndQuiet(worker, settings = SETTINGS) {
 
 beforeEach(() => {
   mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
-  [registered, removed, idleCallbacks, reloads, fetched, session] = [[], [], [], [], [], new Map()];
-  globalThis.sessionStorage = { getItem: (key) => session.get(key) ?? null, setItem: (key, value) => session.set(key, value) };
+  [registered, removed, idleCallbacks, reloads, fetched, session] = [[], [], [], [], [], new MemoryStorage()];
+  globalThis.sessionStorage = session;
   globalThis.fetch = async (url, options) => {
     fetched.push([String(url), options]);
     return { ok: true, json: async () => SETTINGS };
@@ -221,7 +212,7 @@ test("a worker of the deployed build that fails: the settings are read and nothi
 
 test("a failure after the worker read the settings, or with no settings to read, reloads nothing", async () => {
   let worker = page({ version: "old111" });
-  session.set("course-reloaded-for", SETTINGS.version); // this tab reloaded for it already
+  session.setItem("course-reloaded-for", SETTINGS.version); // this tab reloaded for it already
   boot();
   const warn = console.warn;
   console.warn = () => {}; // said: the previous test

@@ -5,6 +5,7 @@ import { test } from "node:test";
 
 import names from "../../src/course_site/course_site/assets/js/contract.json" with { type: "json" };
 import { FakeElement, FakeNode, children, fakeDocument } from "./fake_dom.mjs";
+import { DENIED, MemoryStorage } from "./fake_storage.mjs";
 
 const QUIZ = names.quiz;
 const DATA = names.quizData;
@@ -140,21 +141,6 @@ test("every quiz on the page is enhanced", () => {
   assert.ok(quizzes.every((q) => q.form.getAttribute(DATA.enhanced) === "ready"));
 });
 
-/* A localStorage stand-in; `broken` makes every access throw, as disabled storage does. */
-function fakeStorage({ broken = false } = {}) {
-  const items = new Map();
-  const guard = (fn) => (...args) => {
-    if (broken) throw new Error("SecurityError");
-    return fn(...args);
-  };
-  return {
-    items,
-    getItem: guard((key) => items.get(key) ?? null),
-    setItem: guard((key, value) => items.set(key, String(value))),
-    removeItem: guard((key) => items.delete(key)),
-  };
-}
-
 /* A quiz as quiz.py renders it on page /lessons/x/: an id, its text, the answers block and Try again. */
 function keptQuiz(storage, options = OPTIONS) {
   globalThis.localStorage = storage;
@@ -169,7 +155,7 @@ function keptQuiz(storage, options = OPTIONS) {
 }
 
 test("the answers stay hidden until the learner answers; then they and Try again show", () => {
-  const { form, radios, answers, retry } = keptQuiz(fakeStorage());
+  const { form, radios, answers, retry } = keptQuiz(new MemoryStorage());
   initQuizzes([form]);
   assert.deepEqual([answers.hidden, retry.hidden], [true, true]);
   choose(form, radios[0]);
@@ -177,7 +163,7 @@ test("the answers stay hidden until the learner answers; then they and Try again
 });
 
 test("the answer is kept across a reload, and Try again forgets it", () => {
-  const storage = fakeStorage();
+  const storage = new MemoryStorage();
   const first = keptQuiz(storage);
   initQuizzes([first.form]);
   choose(first.form, first.radios[1]);
@@ -200,7 +186,7 @@ test("the answer is kept across a reload, and Try again forgets it", () => {
 });
 
 test("a quiz whose text changed since it was answered starts unanswered", () => {
-  const storage = fakeStorage();
+  const storage = new MemoryStorage();
   const first = keptQuiz(storage);
   initQuizzes([first.form]);
   choose(first.form, first.radios[1]);
@@ -212,7 +198,7 @@ test("a quiz whose text changed since it was answered starts unanswered", () => 
 });
 
 test("storage that throws never breaks a quiz: the answer is just not kept", () => {
-  const { form, radios, feedback, retry } = keptQuiz(fakeStorage({ broken: true }));
+  const { form, radios, feedback, retry } = keptQuiz(DENIED);
   initQuizzes([form]);
   choose(form, radios[1]);
   assert.equal(said(feedback).word, "Correct.");

@@ -4,15 +4,16 @@ import assert from "node:assert/strict";
 import { mock, test } from "node:test";
 
 import { LIVENESS, MessageType } from "../../src/course_site/course_site/assets/js/protocol.js";
+import { WorkerSelf } from "./fake_worker.mjs";
 
 let clock = 1000; // ms, performance.now() as signals.js sees it
 let looks = 0; // how often it looked
-const posted = [];
 Object.defineProperty(globalThis, "performance", { value: { now: () => (looks++, clock) }, configurable: true });
-globalThis.self = { postMessage: (message) => posted.push(message) };
+const worker = new WorkerSelf();
+globalThis.self = worker;
 const { clearStopRequest, signals, startHeartbeat, useStopRequest } = await import("../../src/course_site/course_site/assets/js/worker/signals.js");
 
-const heartbeats = () => posted.filter((message) => message.type === MessageType.HEARTBEAT).length;
+const heartbeats = () => worker.posted.filter((message) => message.type === MessageType.HEARTBEAT).length;
 
 /* `count` reads of the buffer, the clock moving `msEach` before each. */
 function read(count, msEach) {

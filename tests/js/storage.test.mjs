@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import "./english.mjs";
+import { DENIED, MemoryStorage } from "./fake_storage.mjs";
 
 const storage = await import("../../src/course_site/course_site/assets/js/storage.js");
 const { readItem, writeItem } = storage;
@@ -13,39 +14,12 @@ const {
 } = await import("../../src/course_site/course_site/assets/js/work_file.js");
 const { summary, refusal } = await import("../../src/course_site/course_site/assets/js/work.js");
 
-/* localStorage as a Map, with its key(i) and length; `fail(key)` makes a write of that key throw (full storage). */
-class Store {
-  constructor(entries = {}) {
-    this.map = new Map(Object.entries(entries));
-    this.fail = () => false;
-  }
-  get length() {
-    return this.map.size;
-  }
-  key(i) {
-    return [...this.map.keys()][i] ?? null;
-  }
-  getItem(key) {
-    return this.map.has(key) ? this.map.get(key) : null;
-  }
-  setItem(key, value) {
-    if (this.fail(key)) throw new DOMException("full", "QuotaExceededError");
-    this.map.set(key, String(value));
-  }
-  removeItem(key) {
-    this.map.delete(key);
-  }
-}
-
-/* Storage whose every call throws, as where the browser turned it off. */
-const denied = new Proxy({}, { get: () => { throw new DOMException("denied", "SecurityError"); } });
-
 const ROOT = "/course/";
 const SITE = "How transformers work";
 const edit = (code, savedAt, codeHash = "aaaa0000") => JSON.stringify({ codeHash, code, savedAt });
 
 function learnerStore() {
-  return new Store({
+  return new MemoryStorage({
     "course-edit:/course/lessons/32/:3": edit("x = 2", 1000),
     "course-edit:/other-site/lessons/32/:3": edit("not this site's", 1000),
     "course-inputs:/course/lessons/32/:4": JSON.stringify({ d_model: 2 }),
@@ -105,7 +79,7 @@ test("a file that is not JSON, not a work file, of another version or site, or d
 
 test("loading into an empty browser writes everything, under this copy's root", () => {
   const work = collectWork(ROOT, learnerStore());
-  const here = new Store();
+  const here = new MemoryStorage();
   const plan = planImport(work, "/preview/", here);
   assert.deepEqual(plan.conflicts, []);
   assert.ok(applyWork(plan, {}, here) > 0);
@@ -113,7 +87,7 @@ test("loading into an empty browser writes everything, under this copy's root", 
 });
 
 test("the merge: a newer different edit asks, an older one leaves mine, solved is kept from either, the console merges", () => {
-  const here = new Store({
+  const here = new MemoryStorage({
     "course-edit:/course/lessons/32/:3": edit("x = 3  # mine", 500), // older than the file's
     "course-edit:/course/lessons/32/:5": edit("y = 1  # mine, newer", 9000),
     "course-quiz:/course/lessons/32/:quiz-1": JSON.stringify({ questionHash: "q", value: "0", savedAt: 1 }),
@@ -138,30 +112,30 @@ test("the merge: a newer different edit asks, an older one leaves mine, solved i
 });
 
 test("storage that fills up part way through a load puts back what it wrote: nothing is lost or half-loaded", () => {
-  const here = new Store({ "course-edit:/course/lessons/32/:3": edit("x = 3  # mine", 500) });
-  const before = new Map(here.map);
+  const here = new MemoryStorage({ "course-edit:/course/lessons/32/:3": edit("x = 3  # mine", 500) });
+  const before = new Map(here.items);
   const work = collectWork(ROOT, learnerStore());
   const plan = planImport(work, ROOT, here);
   let writes = 0;
-  here.fail = () => ++writes > 3;
+  here.full = () => ++writes > 3;
   assert.throws(() => applyWork(plan, { replace: true }, here), (err) => err.key === "work.storage");
-  assert.deepEqual(here.map, before);
+  assert.deepEqual(here.items, before);
 });
 
 test("storage that throws: nothing to collect, reads answer null, writes false, a load is refused", () => {
-  assert.deepEqual(countWork(collectWork(ROOT, denied)), { edits: 0, solved: 0, quizzes: 0, statements: 0 });
-  assert.equal(readItem("course-edit:/course/x/:1", denied), null);
-  assert.equal(readItem("course-edit:/course/x/:1", denied, storage.UNREADABLE), storage.UNREADABLE);
-  assert.equal(writeItem("course-edit:/course/x/:1", "{}", denied), false);
+  assert.deepEqual(countWork(collectWork(ROOT, DENIED)), { edits: 0, solved: 0, quizzes: 0, statements: 0 });
+  assert.equal(readItem("course-edit:/course/x/:1", DENIED), null);
+  assert.equal(readItem("course-edit:/course/x/:1", DENIED, storage.UNREADABLE), storage.UNREADABLE);
+  assert.equal(writeItem("course-edit:/course/x/:1", "{}", DENIED), false);
   assert.equal(readItem("k", null), null);
-  const plan = planImport(collectWork(ROOT, learnerStore()), ROOT, denied);
-  assert.throws(() => applyWork(plan, {}, denied), (err) => err.key === "work.storage");
-  assert.equal(clearWork(ROOT, denied), 0);
+  const plan = planImport(collectWork(ROOT, learnerStore()), ROOT, DENIED);
+  assert.throws(() => applyWork(plan, {}, DENIED), (err) => err.key === "work.storage");
+  assert.equal(clearWork(ROOT, DENIED), 0);
 });
 
 test("start over clears this site's work and nothing else", () => {
   const here = learnerStore();
   const cleared = clearWork(ROOT, here);
   assert.equal(cleared, 7);
-  assert.deepEqual([...here.map.keys()].sort(), ["course-edit:/other-site/lessons/32/:3", "unrelated"]);
+  assert.deepEqual([...here.items.keys()].sort(), ["course-edit:/other-site/lessons/32/:3", "unrelated"]);
 });

@@ -643,13 +643,11 @@ def _nearest(d_model: int, pos: int, count: int = 3) -> list[tuple[int, float]]:
     return [(p, float(dist[p])) for p in order[:count]]
 
 
-def test_the_inputs_cell_shows_every_width_and_position_against_the_formula(cells, lesson_text, cell_source):
+def test_the_inputs_cell_shows_every_width_and_position_against_the_formula(cells, lesson_text, cell_runner):
     """Every combination of pos (0 to 63), marked and d_model (4, 8, 16, 128): 512, more than the 16 the build
     pre-renders, so all but the defaults run live. The printed nearest positions and distances, the neighbours'
     distance and the closest two of the 64 positions, against the formula entry by entry; and the distance is
     one curve of the offset |p - pos|."""
-    import matplotlib.pyplot as plt
-
     from course_site.inputs import PRECOMPUTE_DEFAULT, combinations
 
     cell = cells[5]
@@ -664,11 +662,7 @@ def test_the_inputs_cell_shows_every_width_and_position_against_the_formula(cell
         apart = min(np.linalg.norm(reference[i] - reference[j]) for i in range(64) for j in range(i + 1, 64))
         for p in pos.values:
             namespace: dict = {"__name__": "__main__"}
-            out = io.StringIO()
-            with contextlib.redirect_stdout(out):
-                exec(compile(cell_source(cell, (p, p % 2, a)), "<inputs cell>", "exec"), namespace)
-            plt.close("all")
-            first, second = out.getvalue().splitlines()
+            first, second = cell_runner(cell, namespace, (p, p % 2, a)).printed.splitlines()
             assert first.startswith(f"d_model = {width}, nearest to {p}: ")
             shown = [(int(q), dist) for q, dist in re.findall(r"(\d+) \(([\d.]+)\)", first.split(": ", 1)[1])]
             # three other positions, each at the distance the formula gives it, and no position nearer

@@ -857,12 +857,10 @@ def _reference_ratios_at(d: int, base: float, context: int, s: float) -> dict[st
     }
 
 
-def test_every_combination_of_the_inputs_cell_against_each_methods_rule(lesson, cell_source):
+def test_every_combination_of_the_inputs_cell_against_each_methods_rule(lesson, cell_runner):
     """All 16 combinations of method (linear, ntk, yarn, llama3) and L (2,048 to 32,768), pre-rendered by the
     build: kept, blended and interpolated pairs, the slow pairs and where they begin, and those left past
     their trained angles at sL, each recomputed from the method's rule."""
-    import matplotlib.pyplot as plt
-
     cell = lesson.cells[7]
     method, context = cell.inputs
     assert method.values == ("linear", "ntk", "yarn", "llama3") and context.values == (2048, 4096, 8192, 32768)
@@ -870,14 +868,11 @@ def test_every_combination_of_the_inputs_cell_against_each_methods_rule(lesson, 
     d, base, s = 128, 10000.0, 4.0
     for m, name in enumerate(method.values):
         for c, L in enumerate(context.values):
-            out = io.StringIO()
-            with contextlib.redirect_stdout(out):
-                exec(compile(cell_source(cell, (m, c)), "<inputs cell>", "exec"), {"__name__": "__main__"})
-            plt.close("all")
+            printed = cell_runner(cell, {"__name__": "__main__"}, (m, c)).printed
             kept, blended, interpolated = _split(name, d, base, L)
             n_slow = slow_pairs(d, base, L)
             first = next(i for i in range(d // 2) if 2 * math.pi * base ** (2 * i / d) > L)
-            assert out.getvalue() == (
+            assert printed == (
                 f"{name}, L = {L}: {kept} kept, {blended} blended, {interpolated} interpolated\n"
                 f"slow pairs: {n_slow}, from pair {first}; past their trained angles at sL: "
                 f"{_beyond(name, d, base, L, s)}\n"

@@ -1,7 +1,7 @@
 """Run one course cell the way a notebook/REPL does.
 
-Shared by the browser's worker (``course_kernel.worker_bridge``), by the build's
-Python under Node (``node/build_python.py``) and by the plugin in CPython.  Pure
+Called through ``course_kernel.bridge`` by the one cell runner, in the browser's worker
+and in the build's Python under Node, and by the lesson tests in CPython.  Pure
 standard library; nothing here imports ``js`` or ``pyodide``.
 
 The host owns stdout/stderr (the worker streams them with ``setStdout``; the

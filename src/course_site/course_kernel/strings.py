@@ -2,7 +2,7 @@
 
 The messages come from the site's catalogue (``course_site/catalogues/<language>.json``, see
 ``course_site.strings``): the browser's worker hands them over with `use` once the page sent them
-(``worker_bridge.use_strings``), the build's Python under Node at its start.  Where the package sits
+(``bridge.use_strings``), the build's Node script at its start.  Where the package sits
 beside the plugin (CPython: the tests, the doctests), English is read from there until then.
 
 >>> t("exercise.passed")

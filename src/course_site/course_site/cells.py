@@ -17,12 +17,12 @@ from collections.abc import Callable
 from markdown import Markdown
 
 from .dom import CELL, CELL_DATA
-from .execute import Output
 from .fences import Cell
 from .inputs import bindings, default_key, key_text
 from .inputs_html import inputs_attrs, render_inputs
 from .markup import Raw, tag, void
 from .names import defined_names
+from .outputs import Output
 from .strings import s
 
 FigureURL = Callable[[bytes], str]
@@ -208,7 +208,7 @@ def output_parts(outputs: list[Output], figure_url: FigureURL) -> list[Raw]:
             figures += 1
             parts.append(_figure(output, figures, figure_url))
         elif output.kind in NOTICES:
-            notice = f"course-cell__notice course-cell__notice--{NOTICES[output.kind]}"
+            notice = f"{CELL['notice']} {CELL['notice']}--{NOTICES[output.kind]}"
             parts.append(tag("p", {"class": notice}, output.text))
         else:
             parts.append(tag("pre", {"class": f"{CELL['out']} {CELL['out']}--{output.kind}"}, output.text))

@@ -14,6 +14,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
+import { BYTECODE_PREFIX } from "./assets/js/worker/places.js";
 
 const [filesDir, lockFile, outFile, outPackagesFile, packageList, preloadedList, ...modules] = process.argv.slice(2);
 if (!packageList) {
@@ -71,7 +72,7 @@ with zipfile.ZipFile(PACKAGES_TARGET, "w", zipfile.ZIP_DEFLATED) as out:
 const packages = packageList.split(",").filter(Boolean);
 const pyodide = await loadPyodide({ indexURL, lockFileURL: resolve(lockFile), packages, stdout: () => {}, stderr: () => {} });
 const [target, packagesTarget] = ["/tmp/python_stdlib-pyc.zip", "/tmp/site-packages-pyc.zip"];
-const PACKAGES_PREFIX = "course-pyc"; // worker/boot.js extracts the packages' zip under "/" + this
+const PACKAGES_PREFIX = BYTECODE_PREFIX.slice(1); // the worker extracts the packages' zip under "/" + this
 pyodide.runPython(COMPILE, {
   globals: pyodide.toPy({
     TARGET: target, PACKAGES_TARGET: packagesTarget, PACKAGES_PREFIX, MODULES: modules,

@@ -2,17 +2,18 @@
 
 The build runs cells in the very Python a learner gets: the Pyodide files, the lock and
 the course package's wheel the site publishes (`local_python.stage_local`), the Python
-the browser's worker runs (``cell_exec.py``, ``exercise_check.py``) and the worker's
-settings (preloaded packages, ``import_packages``, the module hint, the output limits).
-So a cell that would fail in the browser (an API newer than the shipped numpy, a module
-the site does not ship) fails the build at its ``file:line``, and the pre-rendered output
-is what a learner's first Run shows. A page's cells run in order, in one namespace, in
-one Node process (``node/build_python.mjs`` and its Python half ``node/build_python.py``), which
-reports each cell as it starts: a page that runs too long fails at the cell that was
+the browser's worker runs (the package ``course_kernel``, called by the same cell runner,
+``assets/js/worker/run.js``) and the worker's settings (preloaded packages,
+``import_packages``, the module hint, the output limits). So a cell that would fail in the
+browser (an API newer than the shipped numpy, a module the site does not ship) fails the
+build at its ``file:line``, and the pre-rendered output is what a learner's first Run shows.
+A page's cells run in order, in one namespace, in one Node process (``node/build_python.mjs``,
+the runner's host at build time), which names each run as it starts and then sends the run's
+messages, those the page renders: a page that runs too long fails at the cell that was
 running (`node_process` starts Node and keeps the time; `run_errors` turns what fails into an
-error at the lesson's line). Results are cached by content (cells, the Node script and its
-Python, lock, settings), never by where the checkout lives, so an unchanged rebuild runs
-nothing, in any clone.
+error at the lesson's line). Results are cached by content (cells, the Node script, the
+runner's scripts and its Python, lock, settings), never by where the checkout lives, so an
+unchanged rebuild runs nothing, in any clone.
 
 The same process proves a page's exercises (`PageExecutor.prove`): each solution must pass
 its check and each starter must fail it.
@@ -20,7 +21,6 @@ its check and each starter must fail it.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import logging
@@ -32,39 +32,26 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .contract import BRIDGE, PYTHON_FILES
+from .contract import BRIDGE_MODULE, CONTRACT_FILE, PYTHON_FILES
 from .errors import LessonError
 from .exercises import Exercise
 from .fences import Cell
 from .inputs import bindings, default_key, describe, key_text, precomputed_keys
 from .local_python import LocalPython
-from .node_process import NODE_DIR, NODE_SCRIPT, NodeStopped, PageClock, page_messages
+from .node_process import NODE_SCRIPT, NodeStopped, PageClock, page_messages
+from .outputs import Output, RunOutputs
 from .run_errors import cell_error, node_error, raise_unproven, shipped_versions
-from .strings import FALLBACK, catalogue_for, current, s
+from .strings import FALLBACK, catalogue_for
 from .worker_settings import OutputLimits
 
-BUILD_PYTHON_FILES = {
-    **{name: path for name, path in PYTHON_FILES.items() if name != BRIDGE},  # the worker's, but its bridge
-    "course_build_python.py": NODE_DIR / "build_python.py",  # the bridge's part, under Node
-}
 log = logging.getLogger("mkdocs.plugins.course")
-
-
-@dataclass(frozen=True)
-class Output:
-    """One piece of a cell's output: ``kind`` is stdout, stderr, result, error, figure,
-    or a notice of the output limit: ``capped`` (the limit was reached) or ``dropped`` (how much)."""
-
-    kind: str
-    text: str = ""
-    png: bytes = b""
-    png_dark: bytes = b""  # a figure drawn in the dark (slate) scheme
-    text_px: float = 0.0  # a figure's smallest font size, in its PNG's pixels
-
-    @classmethod
-    def from_json(cls, data: dict) -> Output:
-        png, dark = (base64.b64decode(data.get(key, "")) for key in ("png", "png_dark"))
-        return cls(data["kind"], data.get("text", ""), png, dark, float(data.get("text_px", 0.0)))
+FIGURE_SCHEMES = ["default", "slate"]
+"""The colour schemes the build draws each figure in: the page shows the one in use."""
+ASSETS_JS = CONTRACT_FILE.parent
+RUNNER_SCRIPTS = {f"worker/{name}": ASSETS_JS / "worker" / name for name in ("run.js", "output.js", "places.js")} | {
+    name: ASSETS_JS / name for name in ("strings.js", "protocol.js")
+}
+"""The browser's scripts that the build's Node script runs (the cell runner): their code decides the outputs."""
 
 
 @dataclass(frozen=True)
@@ -76,7 +63,9 @@ class RunSettings:
     module_hint: str
     limits: OutputLimits
     messages: Mapping[str, object] = field(default_factory=lambda: catalogue_for(FALLBACK)[1])
-    """The site's catalogue (strings.py): Python's words to the learner (verdicts, figure descriptions)."""
+    """The site's catalogue (strings.py): the runner's words to the learner (verdicts, figure descriptions)."""
+    language: str = FALLBACK
+    """The catalogue's language (its plural forms and numbers)."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +74,8 @@ class PageWork:
 
     cells: list[Cell]
     exercises: list[Exercise]
+    numbers: list[int] = field(default_factory=list)
+    """Each cell's number on the page (`lesson_page.page_work`); none given: 1, 2, …"""
 
 
 @dataclass
@@ -141,27 +132,27 @@ class PageExecutor:
         took = time.monotonic() - started
         log.info(f"course: {len(jobs)} page(s) ran in Pyodide in {took:.1f} s, {workers} at a time")
 
-    def run(self, cells: list[Cell]) -> list[list[Output]]:
+    def run(self, cells: list[Cell], numbers: list[int] | None = None) -> list[list[Output]]:
         """Return each cell's outputs (an empty list for ``execute="false"`` cells).
 
         Raises `LessonError` at the failing cell's Markdown line, with the traceback.
         """
-        runnable = _runnable(cells)
+        runnable = _runnable(cells, numbers)
         if not runnable:
             return [[] for _ in cells]
-        reply = self._reply(self._cells_key(runnable), PageWork(cells, []))
+        reply = self._reply(self._cells_key(runnable), PageWork(cells, [], numbers or []))
         outputs = iter([[Output.from_json(o) for o in outs] for outs in reply["outputs"]])
         return [next(outputs) if cell.options.execute else [] for cell in cells]
 
-    def variants(self, cells: list[Cell]) -> list[dict[str, list[Output]]]:
+    def variants(self, cells: list[Cell], numbers: list[int] | None = None) -> list[dict[str, list[Output]]]:
         """Each cell's outputs for the other combinations of its inputs that the build pre-renders,
         by combination (`inputs.key_text`); empty for a cell without them. Call after `run`."""
-        runnable = _runnable(cells)
+        runnable = _runnable(cells, numbers)
         reply = self._cached(self._cells_key(runnable)) if runnable else None
         found = (reply or {}).get("variants", {})
         return [
             {key: [Output.from_json(o) for o in outs] for key, outs in found.get(str(n), {}).items()}
-            for n, _ in enumerate(cells, start=1)
+            for n in numbers or range(1, len(cells) + 1)
         ]
 
     def prove(self, exercises: list[Exercise]) -> None:
@@ -174,6 +165,22 @@ class PageExecutor:
         if exercises:
             self._reply(self._exercises_key(exercises), PageWork([], exercises))
 
+    def trial(self, cells: dict[int, Cell]) -> list[RunOutputs]:
+        """Run ``cells`` (by their number on the page) as the build runs a page's cells, bypassing the cache
+        and raising nothing at a cell that raises: each run's outputs, errors included, up to the first run
+        that failed (the build stops there). What the browser must show alike (tests/browser/test_one_runner.py).
+        """
+        request = {"cells": [{"number": n, **_cell_request(c)} for n, c in cells.items()], "exercises": []}
+        runs: list[RunOutputs] = []
+        announced: dict = {}
+        for message in self._exchange(request, _Job("trial", cells, "", [], "")):
+            if message["type"] == "cell":
+                announced = message
+                runs.append(RunOutputs())
+            elif announced and message.get("id") == announced["id"]:
+                runs[-1].add(message)
+        return runs
+
     def _reply(self, key: str, page: PageWork) -> dict:
         """The cached reply under ``key``, running ``page`` first if there is none; raises its error."""
         if key not in self._failed and self._cached(key) is None:
@@ -184,7 +191,7 @@ class PageExecutor:
 
     def _job(self, page: PageWork) -> _Job | None:
         """What of ``page`` is neither cached nor failed already; None when nothing is."""
-        runnable = _runnable(page.cells)
+        runnable = _runnable(page.cells, page.numbers)
         cells_key = self._cells_key(runnable) if runnable else ""
         exercises_key = self._exercises_key(page.exercises) if page.exercises else ""
         cells = runnable if runnable and self._pending(cells_key) else {}
@@ -216,13 +223,21 @@ class PageExecutor:
         clock = PageClock()
         replies = []
         variants: dict[str, dict[str, list[dict]]] = {}  # cell number -> combination -> outputs
+        run, announced = RunOutputs(), {}  # the run under way, and its "cell" message
         for message in self._exchange(request, job):
             clock.note(message["type"])
             yield message
-            if message["type"] == "variant":
-                variants.setdefault(str(message["number"]), {})[message["key"]] = self._cell_reply(cells, message)
-            elif message["type"] == "cell":
-                replies.append(self._cell_reply(cells, message))
+            if message["type"] == "cell":
+                run, announced = RunOutputs(), message
+            elif announced and message.get("id") == announced["id"]:
+                run.add(message)
+                if message["type"] != "done":
+                    continue
+                outputs = self._cell_reply(cells, announced, run)
+                if announced["key"] is not None:
+                    variants.setdefault(str(announced["number"]), {})[announced["key"]] = outputs
+                    continue
+                replies.append(outputs)
                 if len(replies) == len(cells):
                     self._store(job.cells_key, {"outputs": replies, "variants": variants})
             elif message["type"] == "verdicts":
@@ -230,17 +245,17 @@ class PageExecutor:
                 self._store(job.exercises_key, {"verdicts": message["verdicts"]})
         log.info(f"course: {job.path}: {clock.summary(len(cells), len(exercises), self.timeout)}")
 
-    def _cell_reply(self, cells: dict[int, Cell], message: dict) -> list[dict]:
-        """A cell's outputs with the browser's notices; raises `LessonError` if the cell raised.
+    def _cell_reply(self, cells: dict[int, Cell], announced: dict, run: RunOutputs) -> list[dict]:
+        """The outputs of the run that ``announced`` (a ``cell`` message) named; raises `LessonError` if it raised.
 
-        A ``variant`` message is a run with another combination of the cell's inputs (``key``).
+        A run with a ``key`` is one with another combination of the cell's inputs than their defaults.
         """
-        outputs = [_with_notice(o, self.settings.limits) for o in message["outputs"]]
-        if not message["ok"]:
+        outputs = run.kept()
+        if not run.ok:
             error = "\n".join(o["text"] for o in outputs if o["kind"] == "error")
-            cell = cells[message["number"]]
-            key = tuple(map(int, message["key"].split(","))) if "key" in message else default_key(cell.inputs)
-            raise cell_error(cells, message["number"], error, self.versions, describe(cell.inputs, key))
+            cell = cells[announced["number"]]
+            key = tuple(map(int, announced["key"].split(","))) if announced["key"] else default_key(cell.inputs)
+            raise cell_error(cells, announced["number"], error, self.versions, describe(cell.inputs, key))
         return outputs
 
     def _exchange(self, request: dict, job: _Job) -> Iterator[dict]:
@@ -255,12 +270,14 @@ class PageExecutor:
             "stdlib": str(python.stdlib) if python.stdlib else None,
             "bytecode": str(python.bytecode) if python.bytecode else None,
             "font_list": str(python.font_list),
-            "python": {name: str(path) for name, path in BUILD_PYTHON_FILES.items()},
+            "python": {name: str(path) for name, path in PYTHON_FILES.items()},
+            "bridge": BRIDGE_MODULE,
+            "schemes": FIGURE_SCHEMES,
             "preload": self.settings.preload,
             "import_packages": self.settings.import_packages,
             "module_hint": self.settings.module_hint,
-            "messages": dict(self.settings.messages),
-            "limits": {"lines": self.settings.limits.lines, "chars": self.settings.limits.chars},
+            "catalogue": {"lang": self.settings.language, "messages": dict(self.settings.messages)},
+            "limits": {"maxLines": self.settings.limits.lines, "maxChars": self.settings.limits.chars},
         }
         try:
             yield from page_messages(request, self.timeout)
@@ -269,7 +286,7 @@ class PageExecutor:
 
     def _cells_key(self, cells: dict[int, Cell]) -> str:
         # A fence's alt text changes its figures' outputs; a cell without one keeps its key.
-        return self._key([(c.setup, c.code, *_inputs_request(c), *_alt(c)) for c in cells.values()])
+        return self._key([(n, c.setup, c.code, *_inputs_request(c), *_alt(c)) for n, c in cells.items()])
 
     def _exercises_key(self, exercises: list[Exercise]) -> str:
         fields = ("setup", "starter", "check", "solution")
@@ -312,9 +329,11 @@ def _cell_request(cell: Cell) -> dict:
     return request
 
 
-def _runnable(cells: list[Cell]) -> dict[int, Cell]:
-    """The cells that run at build time, by their number on the page (from 1, as in the browser: <cell 1>)."""
-    return {n: cell for n, cell in enumerate(cells, start=1) if cell.options.execute}
+def _runnable(cells: list[Cell], numbers: list[int] | None = None) -> dict[int, Cell]:
+    """The cells that run at build time, by their number on the page (``numbers``; none given: from 1), as
+    in the browser: ``<cell 4>``."""
+    numbered = zip(numbers or range(1, len(cells) + 1), cells, strict=True)
+    return {n: cell for n, cell in numbered if cell.options.execute}
 
 
 def _work_text(cells: int, exercises: int) -> str:
@@ -324,17 +343,6 @@ def _work_text(cells: int, exercises: int) -> str:
     return f"running {cells} cell(s), then {proving}" if cells else proving
 
 
-def _with_notice(output: dict, limits: OutputLimits) -> dict:
-    """An output of the Node script; the output limit's notices get the browser's text (cell.js)."""
-    if output["kind"] == "capped":
-        text = s("output.capped", lines=limits.lines, kilobytes=round(limits.chars / 1000))
-        return {"kind": "capped", "text": text}
-    if output["kind"] == "dropped":
-        text = s("output.dropped", count=output["lines"], size=current().megabytes(output["chars"] / 1e6))
-        return {"kind": "dropped", "text": text}
-    return output
-
-
 def _fingerprint(python: LocalPython, settings: RunSettings) -> str:
     """Hash of what decides a cell's output besides its code: the Node script and its Python, the lock, the settings.
 
@@ -342,9 +350,10 @@ def _fingerprint(python: LocalPython, settings: RunSettings) -> str:
     derived bytecode is not in it: the same sources compiled ahead, it changes how fast, not what, a cell runs.
     """
     digest = hashlib.sha256(python.lock_text.encode())
-    for name, path in sorted({**BUILD_PYTHON_FILES, NODE_SCRIPT.name: NODE_SCRIPT}.items()):
+    for name, path in sorted({**PYTHON_FILES, **RUNNER_SCRIPTS, NODE_SCRIPT.name: NODE_SCRIPT}.items()):
         digest.update(name.encode() + b"\0" + path.read_bytes())
-    digest.update(json.dumps([settings.preload, settings.import_packages, settings.module_hint]).encode())
-    digest.update(json.dumps(dict(settings.messages), sort_keys=True).encode())
+    run_settings = [settings.preload, settings.import_packages, settings.module_hint, FIGURE_SCHEMES]
+    digest.update(json.dumps(run_settings).encode())
+    digest.update(json.dumps([settings.language, dict(settings.messages)], sort_keys=True).encode())
     digest.update(f"{settings.limits.lines} {settings.limits.chars}".encode())
     return digest.hexdigest()

@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from itertools import count
 
 from .errors import LessonError
-from .execute import Output, PageExecutor, PageWork
+from .execute import PageExecutor, PageWork
 from .exercises import Exercise, is_exercise, parse_exercise, parse_exercises
 from .fences import BLOCK_ID, CELL, QUIZ, Block, Cell, fence_block, misspelled, tag_blocks, to_cell
+from .outputs import Output
 from .quiz import parse_quiz, render_quiz
 
 EXERCISE = "exercise"  # the count of a page's exercises in `LessonBlocks.counts`
@@ -48,11 +49,16 @@ class PendingQuiz:
     html: str
 
 
-def page_work(blocks: list[Block]) -> tuple[list[Exercise], list[Cell]]:
-    """A page's exercises and its other cells, in page order. Raises `LessonError`."""
+def page_work(blocks: list[Block]) -> tuple[list[Exercise], list[Cell], list[int]]:
+    """A page's exercises, its other cells, in page order, and each cell's number on the page (cells and
+    exercises share the numbering: ``<cell 4>`` in a traceback, ``id="cell-4"``). Raises `LessonError`."""
     exercises = parse_exercises(blocks)
-    cells = [to_cell(block) for block in blocks if block.lang == CELL and not is_exercise(block)]
-    return exercises, cells
+    numbered = [
+        (number, to_cell(block))
+        for number, block in enumerate((block for block in blocks if block.lang == CELL), start=1)
+        if not is_exercise(block)
+    ]
+    return exercises, [cell for _, cell in numbered], [number for number, _ in numbered]
 
 
 def runs_of(markdown: str, path: str, first_line: int) -> PageWork | None:
@@ -62,10 +68,10 @@ def runs_of(markdown: str, path: str, first_line: int) -> PageWork | None:
     when `LessonBlocks` parses it, at its line.
     """
     try:
-        exercises, cells = page_work(tag_blocks(markdown, path, first_line)[1])
+        exercises, cells, numbers = page_work(tag_blocks(markdown, path, first_line)[1])
     except LessonError:
         return None
-    return PageWork(cells, exercises)
+    return PageWork(cells, exercises, numbers)
 
 
 class LessonBlocks:
@@ -80,10 +86,10 @@ class LessonBlocks:
         self.misspelled = misspelled(markdown, path, first_line)
         """Fences whose language is a typo of ``pyodide`` or ``quiz``: the plugin warns at each."""
         self.markdown, blocks = tag_blocks(markdown, path, first_line)
-        exercises, cells = page_work(blocks)
+        exercises, cells, numbers = page_work(blocks)
         quizzes = [parse_quiz(block) for block in blocks if block.lang == QUIZ]
-        outputs = runner.run(cells) if runner and cells else [[] for _ in cells]
-        variants = runner.variants(cells) if runner and cells else [{} for _ in cells]
+        outputs = runner.run(cells, numbers) if runner and cells else [[] for _ in cells]
+        variants = runner.variants(cells, numbers) if runner and cells else [{} for _ in cells]
         if runner:
             runner.prove(exercises)
         # Cells and exercises share the cell numbering (their elements' ids); exercises are numbered apart too.

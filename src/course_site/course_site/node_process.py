@@ -17,8 +17,7 @@ from pathlib import Path
 
 from .errors import SettingsError
 
-NODE_DIR = Path(__file__).with_name("node")  # the build's Python under Node: build_python.mjs and build_python.py
-NODE_SCRIPT = NODE_DIR / "build_python.mjs"
+NODE_SCRIPT = Path(__file__).with_name("node") / "build_python.mjs"  # the cell runner with the build as its host
 NODE_MIN_VERSION = 18
 STARTUP_TIMEOUT = 180  # seconds for Pyodide to start under Node on a busy machine (not the author's limit)
 NODE_HINT = (
@@ -131,16 +130,17 @@ class NodeStopped(Exception):
 
 
 def page_messages(request: dict, timeout: int) -> Iterator[dict]:
-    """Send ``request`` to a fresh Node process; yield its messages until it is done.
+    """Send ``request`` to a fresh Node process; yield its messages until its ``end``.
 
     Python has `STARTUP_TIMEOUT` seconds to start; then the cells have ``timeout`` seconds, then the
-    exercises too; the runs of a cell's other pre-rendered combinations of inputs are not counted.
-    Raises `NodeStopped` when Node stops first.
+    exercises too; the runs of a cell's other pre-rendered combinations of inputs (a ``cell`` message
+    with a ``key``, to that run's ``done``) are not counted. Raises `NodeStopped` when Node stops first.
     """
     with NodeProcess(request) as process:
         running = None
         ready = proving = False
-        deadline, mark = time.monotonic() + STARTUP_TIMEOUT, time.monotonic()
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        variant = None  # (the run id, when it started) of a combination's run under way
         while True:
             message = process.next_message(deadline)
             if message is None:
@@ -150,18 +150,20 @@ def page_messages(request: dict, timeout: int) -> Iterator[dict]:
                 )
             if message == _TIMED_OUT:
                 raise NodeStopped("timed out", running, proving=proving, ready=ready)
-            if message["type"] in ("ready", "proving"):
+            kind = message["type"]
+            if kind in ("ready", "proving"):
                 ready = True
                 deadline = time.monotonic() + timeout
-            if message["type"] == "variant":  # another combination of a cell's inputs: not counted
-                deadline += time.monotonic() - mark
-            mark = time.monotonic()
-            if message["type"] == "proving":
+            if kind == "proving":
                 running, proving = None, True
-            elif message["type"] == "started":
+            elif kind == "cell":
                 running = message["number"]
-            elif message["type"] == "exit":
+                variant = (message["id"], time.monotonic()) if message["key"] is not None else None
+            elif kind == "done" and variant and message["id"] == variant[0]:
+                deadline += time.monotonic() - variant[1]
+                variant = None
+            elif kind == "exit":
                 raise NodeStopped("exit", running, proving=proving, ready=ready, status=message["status"])
-            elif message["type"] == "done":
+            elif kind == "end":
                 return
             yield message

@@ -38,12 +38,12 @@ import nbformat
 from nbformat import v4
 
 from .contract import PACKAGE, PYTHON_FILES
-from .execute import Output
 from .exercises import Exercise
 from .fences import QUIZ, Cell, fence_end
 from .inputs import Input, bindings, default_key
 from .lesson_page import LessonBlocks, PendingCell, PendingExercise
 from .markup import tag
+from .outputs import Output
 from .quiz import Quiz, parse_quiz
 from .strings import current, s
 

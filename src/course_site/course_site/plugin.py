@@ -29,6 +29,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 
+from . import dom
 from .cells import highlight_python, render_cell
 from .config import CourseConfig
 from .course_end import END_ID, CourseEndLink, Lesson, exercises_by_page, exercises_data, render_course_end
@@ -58,7 +59,7 @@ from .worker_settings import OutputLimits, WorkerSettings, starter_script, worke
 log = logging.getLogger("mkdocs.plugins.course")
 BUILDER_LOG = logging.getLogger(BasePlugin.__module__.partition(".")[0])
 """The builder's logger: ``mkdocs``, or ``properdocs`` (which serves ``mkdocs.*`` imports, logging as itself)."""
-_HAS_CELLS = re.compile(r'class="course-cell[ "]')  # a page with cells or exercises
+_HAS_CELLS = re.compile(f'class="{re.escape(dom.CELL["root"])}[ "]')  # a page with cells or exercises
 
 
 @contextmanager
@@ -152,7 +153,12 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         find_node()
         cache = self.root / self.config.cache_dir
         settings = RunSettings(
-            self.config.preload, self.config.import_packages, self.config.module_hint, limits, self.strings.messages
+            self.config.preload,
+            self.config.import_packages,
+            self.config.module_hint,
+            limits,
+            self.strings.messages,
+            self.strings.language,
         )
         python = stage_local(self.shipped, cache / "python")
         return PageExecutor(cache, python, settings, self.config.execute_timeout)

@@ -28,9 +28,11 @@ import { ConsoleHistory } from "./console_history.js";
 import { siteRoot } from "./storage.js";
 import { ConsoleSession } from "./console_session.js";
 import { el } from "./element.js";
+import names from "./dom_names.js";
 
 const ID = "course-console";
 const C = "course-console";
+const CELL = names.cell; // the console's buttons and echo look like a cell's
 export const LOG_ENTRIES = 500;
 const SVG = "http://www.w3.org/2000/svg";
 // Material Design Icons' "console" (Apache-2.0), as Material for MkDocs bundles them.
@@ -80,12 +82,12 @@ export class PythonConsole {
   build() {
     const hintId = `${ID}-hint`;
     this.statusText = el("span", { class: `${C}__status` });
-    this.stopButton = el("button", { type: "button", class: `course-cell__button ${C}__stop`, text: t("console.stop"), disabled: true });
-    this.clearButton = el("button", { type: "button", class: `course-cell__button ${C}__clear`, text: t("console.clear"), title: t("console.clear_title") });
-    this.closeButton = el("button", { type: "button", class: `course-cell__button ${C}__close`, text: t("console.close"), title: t("console.close_title") });
+    this.stopButton = el("button", { type: "button", class: `${CELL.button} ${C}__stop`, text: t("console.stop"), disabled: true });
+    this.clearButton = el("button", { type: "button", class: `${CELL.button} ${C}__clear`, text: t("console.clear"), title: t("console.clear_title") });
+    this.closeButton = el("button", { type: "button", class: `${CELL.button} ${C}__close`, text: t("console.close"), title: t("console.close_title") });
     this.log = el("div", { class: `${C}__log`, role: "log", "aria-live": "polite", "aria-label": t("console.output"), tabindex: "0" });
     this.inputHost = el("div", { class: `${C}__input` });
-    this.runButton = el("button", { type: "button", class: `course-cell__button ${C}__run`, text: t("console.run"), "aria-label": t("console.run_label") });
+    this.runButton = el("button", { type: "button", class: `${CELL.button} ${C}__run`, text: t("console.run"), "aria-label": t("console.run_label") });
     this.hint = el("p", {
       id: hintId, class: "course-visually-hidden",
       text: t("console.keys"),
@@ -257,7 +259,7 @@ export class PythonConsole {
 
   /** The statement runs: echo it into the log, keep it in the history, empty the input. */
   echo(source) {
-    const echo = el("pre", { class: `course-out ${C}__echo`, text: echoText(source) });
+    const echo = el("pre", { class: `${CELL.out} ${C}__echo`, text: echoText(source) });
     const output = el("div", { class: `${C}__output`, hidden: true });
     const entry = el("div", { class: `${C}__entry` }, echo, output);
     const out = new CellOutput(output);

@@ -259,7 +259,7 @@ export class Kernel extends EventTarget {
       // The site's limits (contract.json's by default), which the worker read from the settings before it was ready.
       maxLines: Number(this.settings?.output_max_lines),
       maxChars: Number(this.settings?.output_max_chars),
-      scheme: pageScheme(), // the run's figures are drawn in the page's colour scheme
+      schemes: [pageScheme()], // the run's figures are drawn in the page's colour scheme (the build asks for both)
     });
     this.announcePlaces(0);
   }

@@ -2,7 +2,7 @@
  * download, load Pyodide (from this browser's snapshot when one is kept, see
  * snapshot.js) and the preloaded packages (from the files kept with it, see
  * package_files.js), and import the Python side
- * (the package course_kernel from ../../py/, written into Pyodide's file system, and its worker_bridge),
+ * (the package course_kernel from ../../py/, written into Pyodide's file system, and its bridge),
  * with the preloaded packages' bytecode that the build compiled (derived_bytecode.py) in place. */
 import { cacheNames, OFFICIAL_STDLIB } from "../cache_policy.js";
 import { MessageType } from "../protocol.js";
@@ -15,11 +15,11 @@ import { watchInstalls } from "./package_files.js";
 import { postProgress, progress, setDownloadBytes } from "./progress.js";
 import { bootStep } from "./boot_watch.js";
 import { flushStream, host, openRunId, writeStream } from "./output.js";
+import { describeFatal } from "./run.js";
+import { BYTECODE_PREFIX, PYTHON_DIR, pythonURL } from "./places.js";
 import { learnerError } from "../strings.js";
 
 const HOST_MODULE = "_course_host";
-const PYTHON_DIR = "/home/pyodide/.course";
-const BYTECODE_PREFIX = "/course-pyc"; // sys.pycache_prefix: compile_bytecode.mjs's PACKAGES_PREFIX
 
 /** The settings file at `url`, as the site wrote it, from `responsePromise` (its fetch). */
 export async function readSettings(url, responsePromise) {
@@ -37,8 +37,8 @@ export function workerSettings(file, fileURL) {
   const preload = file.preload_packages || [];
   // Offline copies where the page can register the service worker (page_kernel.js), which cleans them on upgrade.
   const offline = Boolean(file.service_worker && self.caches && self.isSecureContext);
-  const pythonURL = (name) => {
-    const url = new URL(`../../py/${name}`, self.location.href);
+  const publishedPython = (name) => {
+    const url = pythonURL(name);
     if (file.version) url.searchParams.set("v", file.version);
     return url.href;
   };
@@ -53,7 +53,7 @@ export function workerSettings(file, fileURL) {
     moduleHint: file.module_hint || null,
     fontListURL: file.matplotlib_font_cache ? at(file.matplotlib_font_cache) : null,
     cacheNames: offline ? cacheNames(file.version, file.pyodide_version) : null,
-    pythonFiles: (file.python_files || []).map((name) => [name, pythonURL(name)]), // contract.json's, by the build
+    pythonFiles: (file.python_files || []).map((name) => [name, publishedPython(name)]), // contract.json's, by the build
     pythonBridge: file.python_bridge,
     preload,
     preloadWheels: file.preload_wheels || {},
@@ -81,30 +81,10 @@ function readLock(lockFileURL) {
   useLock(lockText.then((text) => JSON.parse(text)));
 }
 
-const OUT_OF_MEMORY = /out of memory|\bOOM\b|memory size exceeded|could not allocate memory|allocation failed|Cannot enlarge memory/i;
-
-/**
- * Why Pyodide can no longer be used, from the error it died of: {cause, exitStatus, message}.
- * cause is "exit" (os._exit: Pyodide's error named "Exit" carries the status),
- * "memory" or "crash"; message is its first line, without Pyodide's stack dump.
- */
-export function describeFatal(err) {
-  const text = String(err && err.message ? err.message : err);
-  const firstLine = text.split("\n")[0].trim();
-  if (err && err.name === "Exit") {
-    const status = Number.isInteger(err.status) ? err.status : Number((/\d+/.exec(text) || [])[0]);
-    return { cause: "exit", exitStatus: Number.isInteger(status) ? status : null, message: firstLine };
-  }
-  if (OUT_OF_MEMORY.test(text) || (err && err.name === "RangeError" && /memory/i.test(text))) {
-    return { cause: "memory", exitStatus: null, message: firstLine };
-  }
-  return { cause: "crash", exitStatus: null, message: firstLine };
-}
-
 /**
  * Boot Pyodide with `settings` (workerSettings), from the snapshot that `keptSnapshotFile`
  * (a promise of snapshot.js's readKeptFile() answer) holds when it fits.  Returns {pyodide, bridge, snapshot}:
- * bridge is worker_bridge.py's module (run, extra_packages, warm_matplotlib).
+ * bridge is course_kernel.bridge (run, extra_packages, warm_matplotlib).
  */
 export async function startPython(settings, keptSnapshotFile) {
   configure(settings);

@@ -11,12 +11,12 @@
  */
 import { MessageType } from "../protocol.js";
 import { downloadWheels, fetchDirect, provideStdlib } from "./network.js";
+import { PYTHON_DIR, pythonURL } from "./places.js";
 
 const PACKAGES = ["jedi"]; // and parso, its dependency in the lock
 const MODULE = "course_kernel.completion"; // contract.json's python.onFirstUse
 const MODULE_PATH = "course_kernel/completion.py"; // in the runner's py/, and under the import path (boot.js)
-const MODULE_URL = new URL(`../../py/${MODULE_PATH}`, import.meta.url);
-const MODULE_DIR = "/home/pyodide/.course"; // on sys.path (boot.js)
+const MODULE_URL = pythonURL(MODULE_PATH);
 
 let completion = null; // completion.py's module, once imported
 let loading = null; // the promise of it
@@ -53,7 +53,7 @@ async function load(python, later, runWaiting) {
     () => pyodide.loadPackage(PACKAGES, { messageCallback: () => {}, errorCallback: () => {}, checkIntegrity: true }),
     () => pyodide.pyimport("parso").destroy(),
     async () => {
-      pyodide.FS.writeFile(`${MODULE_DIR}/${MODULE_PATH}`, await source);
+      pyodide.FS.writeFile(`${PYTHON_DIR}/${MODULE_PATH}`, await source);
       completion = pyodide.pyimport(MODULE);
     },
   ];

@@ -1,7 +1,8 @@
-/* A run's output on its way to the page: stdout/stderr streams, capped and
- * batched, and the results and figures that Python emits (module _course_host,
- * called from ../../py/worker_bridge.py). */
+/* A run's output on its way to the host (the page, or the build under Node): stdout/stderr streams,
+ * capped and batched, and the results and figures that Python emits (module _course_host, called
+ * from course_kernel/bridge.py).  run.js hands it the host's `post`. */
 import { MessageType } from "../protocol.js";
+import { t } from "../strings.js";
 
 const BURST_WRITES = 20; // more writes than this in BURST_MS: batch them
 const BURST_MS = 100;
@@ -13,6 +14,12 @@ let pendingText = "";
 let pendingStream = null;
 let lastFlush = 0;
 let current = null; // the run whose output this is, between openRun and closeRun
+let post = (message, transfer) => self.postMessage(message, transfer);
+
+/** Send messages with `send(message, transfer?)` (the host's: postMessage, or a line on stdout). */
+export function usePost(send) {
+  post = send;
+}
 
 /** Start collecting the output of run `id`, within `maxLines` and `maxChars`; returns the run. */
 export function openRun(id, maxLines, maxChars) {
@@ -45,7 +52,7 @@ export function closeRun() {
   decoders.stderr.decode();
   if (c.droppedBytes) {
     const lines = c.droppedLines + (c.lastDroppedNewline ? 0 : 1);
-    self.postMessage({ type: MessageType.DROPPED, id: c.id, lines, chars: c.droppedBytes });
+    post({ type: MessageType.DROPPED, id: c.id, lines, chars: c.droppedBytes });
   }
   current = null;
 }
@@ -58,7 +65,7 @@ export function abandonRun() {
 /** Post the pending stream text. */
 export function flushStream() {
   if (current && pendingText) {
-    self.postMessage({ type: MessageType.STREAM, id: current.id, stream: pendingStream, text: pendingText });
+    post({ type: MessageType.STREAM, id: current.id, stream: pendingStream, text: pendingText });
   }
   pendingText = "";
   pendingStream = null;
@@ -80,7 +87,7 @@ function dropBytes(buf) {
 
 function announceCap() {
   flushStream();
-  self.postMessage({
+  post({
     type: MessageType.CAPPED, id: current.id, maxLines: current.maxLines, maxChars: current.maxChars,
   });
 }
@@ -139,20 +146,27 @@ function appendPending(stream, text) {
   if (++burstCount <= BURST_WRITES || pendingText.length > BATCH_CHARS || now - lastFlush > BATCH_MS) flushStream();
 }
 
-/** The JS module `_course_host` that worker_bridge.py imports. */
+/** The JS module `_course_host` that course_kernel/bridge.py imports (with the host's `official_stdlib`). */
 export const host = {
   emit_text(kind, text) {
     flushStream();
     if (!current) return;
-    if (text.length > current.maxChars) {
-      text = text.slice(0, current.maxChars) + `\n… ${text.length - current.maxChars} characters dropped`;
-    }
-    self.postMessage({ type: kind, id: current.id, text });
+    const over = text.length - current.maxChars;
+    if (over > 0) text = `${text.slice(0, current.maxChars)}\n${t("output.cut", { count: over })}`;
+    post({ type: kind, id: current.id, text });
   },
-  emit_figure(png, alt, scheme, textPx) {
+  /* A figure's PNG in its scheme, and (a run drawing both schemes: the build's) its `slate` PNG. */
+  emit_figure(png, alt, scheme, textPx, pngDark) {
     flushStream();
     if (!current) return;
-    const bytes = png.slice ? png.slice() : new Uint8Array(png);
-    self.postMessage({ type: MessageType.FIGURE, id: current.id, png: bytes.buffer, alt, scheme, textPx }, [bytes.buffer]);
+    const bytes = copy(png).buffer;
+    const dark = pngDark ? copy(pngDark).buffer : null;
+    const transfer = dark ? [bytes, dark] : [bytes];
+    post({ type: MessageType.FIGURE, id: current.id, png: bytes, alt, scheme, textPx, ...(dark ? { pngDark: dark } : {}) }, transfer);
   },
 };
+
+/* A PNG handed over by Python (a Uint8Array over Pyodide's memory, or bytes): a copy of its own. */
+function copy(png) {
+  return png.slice ? png.slice() : new Uint8Array(png);
+}
