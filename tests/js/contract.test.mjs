@@ -93,33 +93,31 @@ function sentMessages() {
 /* The messages sent in `text` where `pattern` matches (ending at the literal's "{"), in `direction`. */
 function sentIn(file, text, pattern, direction) {
   const found = [];
-  {
-    for (const match of text.matchAll(pattern)) {
-      const parts = entries(objectLiteral(text, match.index + match[0].length - 1));
-      const keys = parts.filter((part) => !part.startsWith("...")).map((part) => part.split(":")[0].trim());
-      const spreads = parts.filter((part) => part.startsWith("...")).map((part) => part.slice(3));
-      const typePart = parts.find((part) => /^type\s*:/.test(part));
-      if (!typePart && direction === "toCell" && spreads.includes("msg")) {
-        // The kernel passes a worker's message on with fields of its own: a toCell type that has them.
-        const types = Object.keys(CONTRACT.messages.toCell).filter((type) => {
-          const names = Object.keys(CONTRACT.messages.toCell[type]).map((name) => name.replace(/\?$/, ""));
-          return type !== "about" && keys.every((key) => names.includes(key));
-        });
-        assert.ok(types.length, `${file}: passes on a message with ${keys}, which no toCell message has`);
-        found.push({ file, direction, types: types.slice(0, 1), keys, spreads });
-        continue;
-      }
-      if (!typePart) {
-        found.push({ file, untyped: true, keys });
-        continue;
-      }
-      const value = typePart.replace(/^type\s*:\s*/, "");
-      const named = /^MessageType\.(\w+)$/.exec(value);
-      const literal = /^"([\w-]+)"$/.exec(value);
-      // output.js's emit_text(kind, …): Python's cell_exec emits "result" or "error" (protocol.test.mjs).
-      const types = named ? [MessageType[named[1]]] : literal ? [literal[1]] : [MessageType.RESULT, MessageType.ERROR];
-      found.push({ file, direction, types, keys, spreads });
+  for (const match of text.matchAll(pattern)) {
+    const parts = entries(objectLiteral(text, match.index + match[0].length - 1));
+    const keys = parts.filter((part) => !part.startsWith("...")).map((part) => part.split(":")[0].trim());
+    const spreads = parts.filter((part) => part.startsWith("...")).map((part) => part.slice(3));
+    const typePart = parts.find((part) => /^type\s*:/.test(part));
+    if (!typePart && direction === "toCell" && spreads.includes("msg")) {
+      // The kernel passes a worker's message on with fields of its own: a toCell type that has them.
+      const types = Object.keys(CONTRACT.messages.toCell).filter((type) => {
+        const names = Object.keys(CONTRACT.messages.toCell[type]).map((name) => name.replace(/\?$/, ""));
+        return type !== "about" && keys.every((key) => names.includes(key));
+      });
+      assert.ok(types.length, `${file}: passes on a message with ${keys}, which no toCell message has`);
+      found.push({ file, direction, types: types.slice(0, 1), keys, spreads });
+      continue;
     }
+    if (!typePart) {
+      found.push({ file, untyped: true, keys });
+      continue;
+    }
+    const value = typePart.replace(/^type\s*:\s*/, "");
+    const named = /^MessageType\.(\w+)$/.exec(value);
+    const literal = /^"([\w-]+)"$/.exec(value);
+    // output.js's emit_text(kind, …): Python's cell_exec emits "result" or "error" (protocol.test.mjs).
+    const types = named ? [MessageType[named[1]]] : literal ? [literal[1]] : [MessageType.RESULT, MessageType.ERROR];
+    found.push({ file, direction, types, keys, spreads });
   }
   return found;
 }
@@ -127,7 +125,7 @@ function sentIn(file, text, pattern, direction) {
 // The spreads whose fields the test can name: a fatal error's description.
 const SPREAD_FIELDS = {
   "describeFatal(err)": Object.keys(describeFatal(new Error("x"))),
-  "details": ["cause", "exitStatus", "message"], // kernel.js's crash(): a worker's end, as fatal describes it
+  details: Object.keys(describeFatal(new Error("x"))), // kernel.js's crash(): a worker's end, as fatal describes it
   "(dark ? { pngDark: dark } : {})": ["pngDark"],
 };
 

@@ -171,15 +171,8 @@ class PageExecutor:
         that failed (the build stops there). What the browser must show alike (tests/browser/test_one_runner.py).
         """
         request = {"cells": [{"number": n, **_cell_request(c)} for n, c in cells.items()], "exercises": []}
-        runs: list[RunOutputs] = []
-        announced: dict = {}
-        for message in self._exchange(request, _Job("trial", cells, "", [], "")):
-            if message["type"] == "cell":
-                announced = message
-                runs.append(RunOutputs())
-            elif announced and message.get("id") == announced["id"]:
-                runs[-1].add(message)
-        return runs
+        messages = self._exchange(request, _Job("trial", cells, "", [], ""))
+        return [ended[1] for _, ended in _with_runs(messages) if ended]
 
     def _reply(self, key: str, page: PageWork) -> dict:
         """The cached reply under ``key``, running ``page`` first if there is none; raises its error."""
@@ -223,16 +216,11 @@ class PageExecutor:
         clock = PageClock()
         replies = []
         variants: dict[str, dict[str, list[dict]]] = {}  # cell number -> combination -> outputs
-        run, announced = RunOutputs(), {}  # the run under way, and its "cell" message
-        for message in self._exchange(request, job):
+        for message, ended in _with_runs(self._exchange(request, job)):
             clock.note(message["type"])
             yield message
-            if message["type"] == "cell":
-                run, announced = RunOutputs(), message
-            elif announced and message.get("id") == announced["id"]:
-                run.add(message)
-                if message["type"] != "done":
-                    continue
+            if ended:
+                announced, run = ended
                 outputs = self._cell_reply(cells, announced, run)
                 if announced["key"] is not None:
                     variants.setdefault(str(announced["number"]), {})[announced["key"]] = outputs
@@ -305,6 +293,20 @@ class PageExecutor:
         tmp = self.cache_dir / f"{key}.{os.getpid()}.{threading.get_ident()}.tmp"  # two builds at once: own files
         tmp.write_text(json.dumps(reply))
         tmp.replace(self.cache_dir / f"{key}.json")
+
+
+def _with_runs(messages: Iterator[dict]) -> Iterator[tuple[dict, tuple[dict, RunOutputs] | None]]:
+    """Each of the Node script's messages, with, at a run's ``done``, that run: its ``cell`` message and its
+    outputs (`RunOutputs`, from the messages with its id between the two)."""
+    run, announced = RunOutputs(), {}
+    for message in messages:
+        ended = None
+        if message["type"] == "cell":
+            run, announced = RunOutputs(), message
+        elif announced and message.get("id") == announced["id"]:
+            run.add(message)
+            ended = (announced, run) if message["type"] == "done" else None
+        yield message, ended
 
 
 def _inputs_request(cell: Cell) -> list:
